@@ -50,11 +50,16 @@ let package = Package(
             name: "ContinueService",
             dependencies: ["SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession"],
             swiftSettings: swiftSettings),
+        // The hand-written command-line parser of the executable.
+        .target(name: "ArgumentParsing", swiftSettings: swiftSettings),
         .executableTarget(
             name: "vi-continue",
-            dependencies: ["ContinueService", "SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession"],
+            dependencies: [
+                "ArgumentParsing", "ContinueService", "SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession",
+            ],
             swiftSettings: swiftSettings),
 
+        .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchAPITests", dependencies: ["SearchAPI"], swiftSettings: swiftSettings),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "RouterTests", dependencies: ["DeepLinkRouter"], swiftSettings: swiftSettings),
