@@ -1,0 +1,20 @@
+/// The `:path` of every method the service answers.
+public enum MethodPaths {
+    /// `vicontinue.v1.VisualSearch`.
+    public enum VisualSearch {
+        public static let query = "/vicontinue.v1.VisualSearch/Query"
+        public static let streamQuery = "/vicontinue.v1.VisualSearch/StreamQuery"
+        public static let capture = "/vicontinue.v1.VisualSearch/Capture"
+        public static let search = "/vicontinue.v1.VisualSearch/Search"
+        public static let resolve = "/vicontinue.v1.VisualSearch/Resolve"
+        public static let link = "/vicontinue.v1.VisualSearch/Link"
+        public static let upsertEntities = "/vicontinue.v1.VisualSearch/UpsertEntities"
+        public static let deleteEntities = "/vicontinue.v1.VisualSearch/DeleteEntities"
+    }
+
+    /// `grpc.health.v1.Health`.
+    public enum Health {
+        public static let check = "/grpc.health.v1.Health/Check"
+        public static let watch = "/grpc.health.v1.Health/Watch"
+    }
+}

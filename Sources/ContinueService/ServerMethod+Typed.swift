@@ -1,0 +1,62 @@
+public import SearchAPI
+public import WireProtocol
+
+extension ServerMethod {
+    /// A unary method whose handler takes and returns API messages.
+    ///
+    /// The request is validated and decoded before the handler runs; bytes that do not decode
+    /// end the call with INTERNAL, as the gRPC spec asks for unparseable messages.
+    ///
+    /// - Parameters:
+    ///   - path: "/package.Service/Method".
+    ///   - maxRequestBytes: The receive limit for this method.
+    ///   - body: The handler.
+    /// - Returns: The method to hand to `GRPCServer`.
+    package static func unary<Request: ProtoMessage, Response: ProtoMessage>(
+        _ path: String, maxRequestBytes: Int = 4 << 20,
+        _ body: @escaping @Sendable (Request, ServerContext) async throws -> Response
+    ) -> ServerMethod {
+        ServerMethod(path: path, kind: .unary, maxRequestBytes: maxRequestBytes) { bytes, context, writer in
+            let request: Request = try decode(bytes)
+            let response = try await body(request, context)
+            try await writer.write(response.serializedBytes())
+        }
+    }
+
+    /// A server-streaming method whose handler takes an API message and sends API messages.
+    ///
+    /// - Parameters:
+    ///   - path: "/package.Service/Method".
+    ///   - maxRequestBytes: The receive limit for this method.
+    ///   - body: The handler; it sends each response through the sink it is given.
+    /// - Returns: The method to hand to `GRPCServer`.
+    package static func serverStreaming<Request: ProtoMessage, Response: ProtoMessage>(
+        _ path: String, maxRequestBytes: Int = 4 << 20,
+        _ body: @escaping @Sendable (Request, ServerContext, MessageSink<Response>) async throws -> Void
+    ) -> ServerMethod {
+        ServerMethod(path: path, kind: .serverStreaming, maxRequestBytes: maxRequestBytes) { bytes, context, writer in
+            let request: Request = try decode(bytes)
+            try await body(request, context, MessageSink(writer: writer))
+        }
+    }
+}
+
+/// Sends the responses of a server-streaming handler.
+package struct MessageSink<Message: ProtoMessage>: Sendable {
+    /// The transport's writer.
+    package let writer: any ResponseWriter
+
+    /// Sends one message; suspends while the client reads slowly.
+    package func send(_ message: Message, compression: CompressionAlgorithm? = nil) async throws {
+        try await writer.write(message.serializedBytes(), compression: compression)
+    }
+}
+
+/// Decodes a request, mapping validation failures to INTERNAL with the field that failed.
+private func decode<Request: ProtoMessage>(_ bytes: [UInt8]) throws(RPCError) -> Request {
+    do {
+        return try Request(serializedBytes: bytes)
+    } catch {
+        throw RPCError(code: .internalError, message: "invalid \(Request.protoName): \(error)", cause: error)
+    }
+}
