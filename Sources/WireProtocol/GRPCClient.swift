@@ -21,6 +21,12 @@ public final class GRPCClient: Sendable {
         core = ClientCore(target: target, configuration: configuration, loop: ClientCore.sharedLoop)
     }
 
+    deinit {
+        // The connection lives on the shared loop; do not leave it behind.
+        let core = self.core
+        core.loop.execute { core.close() }
+    }
+
     /// Makes a unary call.
     ///
     /// Cancelling the calling task cancels the call (RST_STREAM CANCEL).
@@ -66,7 +72,7 @@ public final class GRPCClient: Sendable {
             }
         }
         core.loop.execute { core.start(call) }
-        return ResponseStream(messages: stream, state: state)
+        return ResponseStream(messages: stream, state: state, client: self)
     }
 
     /// Closes the connection; calls still in flight fail with UNAVAILABLE.

@@ -10,6 +10,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
     let messages: AsyncThrowingStream<[UInt8], any Error>
     let state: ResponseStreamState
+    /// Keeps the client, and so its connection, alive while the stream is.
+    let client: GRPCClient
 
     /// The server's initial metadata; waits for the response headers.
     ///
@@ -25,13 +27,14 @@ public struct ResponseStream: AsyncSequence, Sendable {
     public var status: Status? { state.outcome?.status }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: messages.makeAsyncIterator(), state: state)
+        AsyncIterator(base: messages.makeAsyncIterator(), state: state, client: client)
     }
 
     /// Iterates the messages.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
         let state: ResponseStreamState
+        let client: GRPCClient
 
         public mutating func next() async throws -> [UInt8]? {
             if let message = try await base.next() { return message }

@@ -127,7 +127,7 @@ import Testing
             // Send a short grpc-timeout but do not enforce it locally: give the client a long
             // local timeout via a raw header is not possible, so use the raw client.
             let raw = try RawH2Client(port: addresses.tcpPort!)
-            let reply = try raw.call(
+            let reply = try await raw.call(
                 path: "/test.Echo/Sleep", body: [0, 0, 0, 0, 1, 7], extraHeaders: [("grpc-timeout", "100m")])
             #expect(reply.grpcStatus == Status.Code.deadlineExceeded.rawValue)
             #expect(await observations.waitFor("sleep-cancelled"))

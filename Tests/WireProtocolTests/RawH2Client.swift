@@ -97,7 +97,8 @@ final class RawH2Client {
         close(fd)
     }
 
-    /// Opens a stream with a gRPC-looking request; headers in `replace` override the defaults.
+    /// Opens a stream with a gRPC-looking request; headers in `replace` override the defaults
+    /// ("<none>" leaves one out).
     @discardableResult
     func open(
         path: String, body: [UInt8], endStream: Bool = true, extraHeaders: [(String, String)] = [],
@@ -107,7 +108,10 @@ final class RawH2Client {
             (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", "localhost"),
             ("content-type", "application/grpc"), ("te", "trailers"),
         ]
-        headers = headers.map { ($0.0, replace[$0.0] ?? $0.1) }
+        headers = headers.compactMap { name, value in
+            guard let replacement = replace[name] else { return (name, value) }
+            return replacement == "<none>" ? nil : (name, replacement)
+        }
         headers += extraHeaders
         var storage: [[UInt8]] = []
         for (name, value) in headers {
@@ -159,18 +163,21 @@ final class RawH2Client {
     func call(
         path: String, body: [UInt8], endStream: Bool = true, extraHeaders: [(String, String)] = [],
         replace: [String: String] = [:]
-    ) throws -> RawReply {
+    ) async throws -> RawReply {
         let id = open(path: path, body: body, endStream: endStream, extraHeaders: extraHeaders, replace: replace)
-        try pump { self.replies[id]!.closed || self.replies[id]!.endStreamReceived }
+        try await pump { self.replies[id]!.closed || self.replies[id]!.endStreamReceived }
         return replies[id]!
     }
 
     /// Writes pending frames and reads until `done` holds; throws after `seconds`.
-    func pump(seconds: Double = 10, until done: () -> Bool) throws {
+    ///
+    /// Polls without blocking and sleeps between polls, so the test never ties up a thread of
+    /// the cooperative pool that the server's handlers need.
+    func pump(seconds: Double = 10, until done: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 65536)
         defer { buffer.deallocate() }
-        while !done() {
+        while true {
             if ContinuousClock.now > deadline { throw RawClientError(description: "timed out") }
             while true {
                 var pointer: UnsafePointer<UInt8>?
@@ -188,7 +195,9 @@ final class RawH2Client {
             }
             if done() { return }
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, 20) > 0 {
+            if poll(&poller, 1, 0) <= 0 {
+                try await Task.sleep(for: .milliseconds(1))
+            } else {
                 let n = recv(fd, buffer, 65536, 0)
                 if n <= 0 {
                     connectionClosed = true

@@ -3,7 +3,7 @@ internal import Glibc
 
 /// The client side of one HTTP/2 connection; loop thread only.
 final class ClientConnection: H2Connection, @unchecked Sendable {
-    private unowned let core: ClientCore
+    private let core: ClientCore
     private var calls: [Int32: ClientCall] = [:]
     private var connecting: Bool
     private(set) var goawayReceived = false

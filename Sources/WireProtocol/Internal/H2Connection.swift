@@ -112,7 +112,7 @@ enum H2 {
 /// and written once per loop iteration.
 class H2Connection: EventHandler, @unchecked Sendable {
     let fd: Int32
-    unowned let loop: EventLoop
+    let loop: EventLoop
     var session: OpaquePointer?
     var isDirty = false
     private(set) var isClosed = false
@@ -172,6 +172,18 @@ class H2Connection: EventHandler, @unchecked Sendable {
 
     private func readAvailable() {
         let buffer = loop.readBuffer
+        if isLingering {
+            // Discard whatever the peer still sends until it closes, so our GOAWAY is not lost
+            // to a TCP reset caused by unread data.
+            while true {
+                let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+                if n > 0 { continue }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+                close()
+                return
+            }
+        }
         while !isClosed {
             let n = recv(fd, buffer.baseAddress, buffer.count, 0)
             if n > 0 {
@@ -197,7 +209,7 @@ class H2Connection: EventHandler, @unchecked Sendable {
 
     /// Pulls frames from nghttp2 and writes them; called at the end of each loop iteration.
     func flush() {
-        guard !isClosed, let session, isWritable else { return }
+        guard !isClosed, !isLingering, let session, isWritable else { return }
         while output.count - outputStart < outputHighWater {
             var pointer: UnsafePointer<UInt8>?
             let n = nghttp2_session_mem_send(session, &pointer)
@@ -247,8 +259,18 @@ class H2Connection: EventHandler, @unchecked Sendable {
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
             && outputStart == output.count
         {
-            close()
+            beginLingeringClose()
         }
+    }
+
+    private var isLingering = false
+
+    /// Half-closes the socket once the session is done, then waits briefly for the peer to close.
+    private func beginLingeringClose() {
+        if isLingering || isClosed { return }
+        isLingering = true
+        shutdown(fd, Int32(SHUT_WR))
+        loop.schedule(at: .now + .seconds(1)) { [weak self] in self?.close() }
     }
 
     var baseEvents: UInt32 { EPOLLIN.rawValue | EPOLLRDHUP.rawValue }

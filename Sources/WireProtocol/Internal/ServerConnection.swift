@@ -12,18 +12,22 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     private var pingsInWindow = 0
     private var idleTimer: LoopTimer?
     private var lastActivity = ContinuousClock.now
+    private var resetTokens: Double
+    private var resetRefill = ContinuousClock.now
 
     init(fd: Int32, loop: EventLoop, core: ServerCore, peer: String) {
         self.core = core
         self.peer = peer
+        resetTokens = Double(core.configuration.resetStreamBurst)
         super.init(fd: fd, loop: loop)
         let configuration = core.configuration
         var option: OpaquePointer?
         nghttp2_option_new(&option)
         nghttp2_option_set_max_outbound_ack(option, 1000)
         nghttp2_option_set_max_settings(option, 32)
+        // nghttp2's own limiter (GOAWAY INTERNAL_ERROR) is a backstop behind ours.
         nghttp2_option_set_stream_reset_rate_limit(
-            option, UInt64(configuration.resetStreamBurst), UInt64(configuration.resetStreamsPerSecond))
+            option, UInt64(configuration.resetStreamBurst * 2), UInt64(configuration.resetStreamsPerSecond * 2))
         nghttp2_session_server_new2(&session, sharedCallbacks, userData, option)
         nghttp2_option_del(option)
         var settings = [
@@ -129,6 +133,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             if header.flags & H2.endStream != 0, let stream = streams[header.stream_id] { endOfRequest(stream) }
         case H2.ping:
             if header.flags & H2.ack == 0 { countPing() }
+        case H2.rstStream:
+            countReset()
         default:
             break
         }
@@ -206,11 +212,30 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             pingsInWindow = 0
         }
         pingsInWindow += 1
-        if pingsInWindow > core.configuration.maxPingsPerSecond {
-            startGoaway(errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
-            // Stop reading: the peer misbehaves; let the GOAWAY go out and close.
-            nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+        if pingsInWindow > core.configuration.maxPingsPerSecond { calmDown() }
+    }
+
+    /// Counts a RST_STREAM from the client against a token bucket (rapid reset, CVE-2023-44487).
+    private func countReset() {
+        let now = ContinuousClock.now
+        let elapsed = now - resetRefill
+        resetRefill = now
+        let (seconds, attoseconds) = elapsed.components
+        let refill = (Double(seconds) + Double(attoseconds) / 1e18) * Double(core.configuration.resetStreamsPerSecond)
+        resetTokens = min(Double(core.configuration.resetStreamBurst), resetTokens + refill)
+        if resetTokens < 1 {
+            calmDown()
+        } else {
+            resetTokens -= 1
         }
+    }
+
+    /// Ends a misbehaving connection: GOAWAY ENHANCE_YOUR_CALM, then close once it is written.
+    private func calmDown() {
+        guard let session, !isClosed else { return }
+        goawaySent = true
+        nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+        loop.markDirty(self)
     }
 
     // MARK: Requests
