@@ -53,6 +53,22 @@ enum TestMethods {
                 throw Oops()
             },
             ServerMethod(path: "/test.Echo/Silent", kind: .unary) { _, _, _ in },
+            ServerMethod(path: "/test.Echo/Slow", kind: .unary) { request, _, writer in
+                observations.record("slow-started")
+                try await Task.sleep(for: .milliseconds(300))
+                try await writer.write(request)
+            },
+            ServerMethod(path: "/test.Echo/Flood", kind: .serverStreaming) { _, _, writer in
+                do {
+                    for i in 0..<200 {
+                        try await writer.write([UInt8](repeating: 1, count: 64 * 1024))
+                        observations.record("flood-\(i)")
+                    }
+                } catch {
+                    observations.record("flood-stopped")
+                    throw error
+                }
+            },
             ServerMethod(path: "/test.Echo/Sleep", kind: .unary) { request, _, writer in
                 observations.record("sleep-started")
                 do {
