@@ -78,7 +78,11 @@ private struct Walker {
                 try value(of: field, wireType: wireType, at: &offset, end: end, depth: depth)
             } catch var failure {
                 let name = String(cString: field.pointee.name)
-                if field.pointee.label == PROTOBUF_C_LABEL_REPEATED {
+                // Each occurrence of a repeated string, bytes or message field is one element;
+                // scalars may come packed, so an occurrence count would not name an element.
+                if field.pointee.label == PROTOBUF_C_LABEL_REPEATED
+                    && Self.wireType(of: field.pointee.type) == .lengthDelimited
+                {
                     let index = occurrences(of: fieldNumber, from: start, to: tagOffset)
                     failure.path.append("[\(index)]")
                 }
@@ -224,7 +228,7 @@ private struct Walker {
 
     // MARK: Types
 
-    private static func wireType(of type: ProtobufCType) -> WireType {
+    static func wireType(of type: ProtobufCType) -> WireType {
         switch type {
         case PROTOBUF_C_TYPE_STRING, PROTOBUF_C_TYPE_BYTES, PROTOBUF_C_TYPE_MESSAGE: .lengthDelimited
         case PROTOBUF_C_TYPE_FLOAT, PROTOBUF_C_TYPE_FIXED32, PROTOBUF_C_TYPE_SFIXED32: .fixed32
