@@ -263,3 +263,16 @@ enum Wire {
         #expect(try ResolveRequest(serializedBytes: bytes).target == .entity(EntityRef(type: "album")))
     }
 }
+
+extension HostileInputTests {
+    @Test func theFirstOfANulAndAnInvalidSequenceIsReported() throws {
+        let nulFirst = try #require(throws: MessageDecodingError.self) {
+            try Label(serializedBytes: Wire.field(1, [0x61, 0x00, 0xFF]))
+        }
+        #expect(nulFirst.message == "text: NUL byte at offset 1")
+        let invalidFirst = try #require(throws: MessageDecodingError.self) {
+            try Label(serializedBytes: Wire.field(1, [0x61, 0xFF, 0x00]))
+        }
+        #expect(invalidFirst.message == "text: invalid UTF-8 at offset 1")
+    }
+}

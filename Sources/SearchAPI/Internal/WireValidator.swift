@@ -80,7 +80,7 @@ private struct Walker {
                 let name = String(cString: field.pointee.name)
                 // Each occurrence of a repeated string, bytes or message field is one element;
                 // scalars may come packed, so an occurrence count would not name an element.
-                if field.pointee.label == PROTOBUF_C_LABEL_REPEATED
+                if field.pointee.label.rawValue == PROTOBUF_C_LABEL_REPEATED.rawValue
                     && Self.wireType(of: field.pointee.type) == .lengthDelimited
                 {
                     let index = occurrences(of: fieldNumber, from: start, to: tagOffset)
@@ -101,7 +101,7 @@ private struct Walker {
         depth: Int
     ) throws(Failure) {
         let type = field.pointee.type
-        let repeated = field.pointee.label == PROTOBUF_C_LABEL_REPEATED
+        let repeated = field.pointee.label.rawValue == PROTOBUF_C_LABEL_REPEATED.rawValue
         let expected = Self.wireType(of: type)
         if wireType == expected.rawValue {
             switch expected {
@@ -114,9 +114,9 @@ private struct Walker {
             case .lengthDelimited:
                 let length = try length(at: &offset, end: end)
                 let valueEnd = offset + length
-                if type == PROTOBUF_C_TYPE_STRING {
+                if type.rawValue == PROTOBUF_C_TYPE_STRING.rawValue {
                     try Self.checkString(base + offset, count: length)
-                } else if type == PROTOBUF_C_TYPE_MESSAGE {
+                } else if type.rawValue == PROTOBUF_C_TYPE_MESSAGE.rawValue {
                     guard depth < WireValidator.maximumDepth else {
                         throw Failure(
                             code: .tooDeep,
@@ -169,6 +169,7 @@ private struct Walker {
 
     // MARK: Framing
 
+    @inline(__always)
     private func tag(at offset: inout Int, end: Int) throws(Failure) -> (UInt32, UInt8) {
         let raw = try varint(at: &offset, end: end)
         guard raw <= UInt32.max else {
@@ -203,6 +204,11 @@ private struct Walker {
 
     @inline(__always)
     private func varint(at offset: inout Int, end: Int) throws(Failure) -> UInt64 {
+        // Most tags and lengths are one byte.
+        if offset < end, base[offset] < 0x80 {
+            offset += 1
+            return UInt64(base[offset - 1])
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while offset < end {
@@ -218,6 +224,7 @@ private struct Walker {
         throw Failure(code: .truncated, reason: "varint runs past the end")
     }
 
+    @inline(__always)
     private func length(at offset: inout Int, end: Int) throws(Failure) -> Int {
         let length = try varint(at: &offset, end: end)
         guard length <= UInt64(end - offset) else {
@@ -228,26 +235,31 @@ private struct Walker {
 
     // MARK: Types
 
+    // Switches compare raw values so that each match is a plain integer compare rather than
+    // `RawRepresentable` equality on the imported C enum.
     static func wireType(of type: ProtobufCType) -> WireType {
-        switch type {
-        case PROTOBUF_C_TYPE_STRING, PROTOBUF_C_TYPE_BYTES, PROTOBUF_C_TYPE_MESSAGE: .lengthDelimited
-        case PROTOBUF_C_TYPE_FLOAT, PROTOBUF_C_TYPE_FIXED32, PROTOBUF_C_TYPE_SFIXED32: .fixed32
-        case PROTOBUF_C_TYPE_DOUBLE, PROTOBUF_C_TYPE_FIXED64, PROTOBUF_C_TYPE_SFIXED64: .fixed64
+        switch type.rawValue {
+        case PROTOBUF_C_TYPE_STRING.rawValue, PROTOBUF_C_TYPE_BYTES.rawValue, PROTOBUF_C_TYPE_MESSAGE.rawValue:
+            .lengthDelimited
+        case PROTOBUF_C_TYPE_FLOAT.rawValue, PROTOBUF_C_TYPE_FIXED32.rawValue, PROTOBUF_C_TYPE_SFIXED32.rawValue:
+            .fixed32
+        case PROTOBUF_C_TYPE_DOUBLE.rawValue, PROTOBUF_C_TYPE_FIXED64.rawValue, PROTOBUF_C_TYPE_SFIXED64.rawValue:
+            .fixed64
         default: .varint
         }
     }
 
     private static func typeName(_ type: ProtobufCType) -> String {
-        switch type {
-        case PROTOBUF_C_TYPE_STRING: "string"
-        case PROTOBUF_C_TYPE_BYTES: "bytes"
-        case PROTOBUF_C_TYPE_MESSAGE: "a message"
-        case PROTOBUF_C_TYPE_FLOAT: "float"
-        case PROTOBUF_C_TYPE_DOUBLE: "double"
-        case PROTOBUF_C_TYPE_FIXED32, PROTOBUF_C_TYPE_SFIXED32: "a fixed32"
-        case PROTOBUF_C_TYPE_FIXED64, PROTOBUF_C_TYPE_SFIXED64: "a fixed64"
-        case PROTOBUF_C_TYPE_ENUM: "an enum"
-        case PROTOBUF_C_TYPE_BOOL: "bool"
+        switch type.rawValue {
+        case PROTOBUF_C_TYPE_STRING.rawValue: "string"
+        case PROTOBUF_C_TYPE_BYTES.rawValue: "bytes"
+        case PROTOBUF_C_TYPE_MESSAGE.rawValue: "a message"
+        case PROTOBUF_C_TYPE_FLOAT.rawValue: "float"
+        case PROTOBUF_C_TYPE_DOUBLE.rawValue: "double"
+        case PROTOBUF_C_TYPE_FIXED32.rawValue, PROTOBUF_C_TYPE_SFIXED32.rawValue: "a fixed32"
+        case PROTOBUF_C_TYPE_FIXED64.rawValue, PROTOBUF_C_TYPE_SFIXED64.rawValue: "a fixed64"
+        case PROTOBUF_C_TYPE_ENUM.rawValue: "an enum"
+        case PROTOBUF_C_TYPE_BOOL.rawValue: "bool"
         default: "an integer"
         }
     }
