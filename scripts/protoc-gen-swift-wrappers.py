@@ -465,13 +465,16 @@ def emit_message(out, model, message, indent):
     out.append(f"{pad}public struct {message.simple_name}: Sendable, Hashable {{\n")
     for member in message.members:
         type_name, default = member_type_and_default(model, member)
-        out.append(doc(member.doc_lines, indent + 4))
+        lines = member.doc_lines
+        if isinstance(member, Oneof):
+            lines = lines + ([""] if lines else []) + ["`nil` when none of its fields is set."]
+        out.append(doc(lines, indent + 4))
         initial = "" if default == "nil" else f" = {default}"  # optionals start as nil anyway
         out.append(f"{pad}    public var {escape(member.swift_name)}: {type_name}{initial}\n\n")
     for member in message.members:
         if not isinstance(member, Oneof):
             continue
-        out.append(doc(member.doc_lines, indent + 4))
+        out.append(doc([f"The values `{member.swift_name}` can hold (proto `oneof {member.name}`)."], indent + 4))
         out.append(f"{pad}    public enum {member.type_name}: Sendable, Hashable {{\n")
         for field, case, lines, indirect in member.fields:
             out.append(doc(lines, indent + 8))

@@ -704,9 +704,11 @@ public struct AttributeFilter: Sendable, Hashable {
     public var attribute: String = ""
 
     /// What the value must satisfy.
+    ///
+    /// `nil` when none of its fields is set.
     public var condition: Condition?
 
-    /// What the value must satisfy.
+    /// The values `condition` can hold (proto `oneof condition`).
     public enum Condition: Sendable, Hashable {
         /// Equal to any of these values (numbers are compared as numbers).
         case anyOf(ValueSet)
@@ -767,9 +769,11 @@ public struct NumberRange: Sendable, Hashable {
 /// A boolean combination of attribute filters.
 public struct FilterExpression: Sendable, Hashable {
     /// Exactly one kind of node.
+    ///
+    /// `nil` when none of its fields is set.
     public var node: Node?
 
-    /// Exactly one kind of node.
+    /// The values `node` can hold (proto `oneof node`).
     public enum Node: Sendable, Hashable {
         /// A leaf.
         case filter(AttributeFilter)
@@ -1044,9 +1048,11 @@ public struct Relaxation: Sendable, Hashable {
 /// A tap to resolve.
 public struct ResolveRequest: Sendable, Hashable {
     /// What was tapped.
+    ///
+    /// `nil` when none of its fields is set.
     public var target: Target?
 
-    /// What was tapped.
+    /// The values `target` can hold (proto `oneof target`).
     public enum Target: Sendable, Hashable {
         /// An app-scheme URL or a universal link.
         case url(String)
@@ -1120,12 +1126,14 @@ public struct Param: Sendable, Hashable {
     public var kind: ParamKind = .unspecified
 
     /// Its value.
+    ///
+    /// `nil` when none of its fields is set.
     public var value: Value?
 
     /// Whether it came from the query string rather than the path.
     public var fromQuery: Bool = false
 
-    /// Its value.
+    /// The values `value` can hold (proto `oneof value`).
     public enum Value: Sendable, Hashable {
         /// For PARAM_KIND_INT.
         case intValue(Int64)
@@ -1153,9 +1161,11 @@ public struct Param: Sendable, Hashable {
 /// Reverse routing.
 public struct LinkRequest: Sendable, Hashable {
     /// What to link to.
+    ///
+    /// `nil` when none of its fields is set.
     public var target: Target?
 
-    /// What to link to.
+    /// The values `target` can hold (proto `oneof target`).
     public enum Target: Sendable, Hashable {
         /// A destination (screen and params).
         case destination(Destination)
@@ -1282,9 +1292,11 @@ public struct Attribute: Sendable, Hashable {
     public var name: String = ""
 
     /// The value.
+    ///
+    /// `nil` when none of its fields is set.
     public var value: Value?
 
-    /// The value.
+    /// The values `value` can hold (proto `oneof value`).
     public enum Value: Sendable, Hashable {
         /// A string value.
         case stringValue(String)
