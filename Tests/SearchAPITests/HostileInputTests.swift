@@ -186,6 +186,14 @@ enum Wire {
         ),
         ("a tag over 32 bits", Wire.varint(1 << 35), .malformed, "tag 34359738368 does not fit 32 bits"),
         ("field number 0", [0x00, 0x00], .malformed, "field number 0"),
+        (
+            "a zero-padded 6-byte tag", [0x90, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01], .malformed,
+            "tag varint longer than 5 bytes"
+        ),
+        (
+            "a zero-padded 6-byte length", [0x0A, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00], .malformed,
+            "descriptor: length prefix longer than 5 bytes or over 2 GiB"
+        ),
         ("an integer sent as bytes", [0x12, 0x00], .wrongWireType, "limit: wire type 2 where an integer needs 0"),
         ("a float sent as a varint", [0x18, 0x01], .wrongWireType, "max_distance: wire type 0 where float needs 5"),
         (

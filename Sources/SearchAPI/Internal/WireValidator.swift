@@ -171,9 +171,15 @@ private struct Walker {
 
     @inline(__always)
     private func tag(at offset: inout Int, end: Int) throws(Failure) -> (UInt32, UInt8) {
+        let start = offset
         let raw = try varint(at: &offset, end: end)
         guard raw <= UInt32.max else {
             throw Failure(code: .malformed, reason: "tag \(raw) does not fit 32 bits")
+        }
+        // protobuf-c reads tags and length prefixes of at most 5 bytes; zero-padded longer forms
+        // are legal protobuf but would fail inside protobuf-c with a less helpful error.
+        guard offset - start <= 5 else {
+            throw Failure(code: .malformed, reason: "tag varint longer than 5 bytes")
         }
         let fieldNumber = UInt32(raw >> 3)
         let wireType = UInt8(raw & 7)
@@ -226,9 +232,13 @@ private struct Walker {
 
     @inline(__always)
     private func length(at offset: inout Int, end: Int) throws(Failure) -> Int {
+        let start = offset
         let length = try varint(at: &offset, end: end)
         guard length <= UInt64(end - offset) else {
             throw Failure(code: .truncated, reason: "length \(length) runs past the end (\(end - offset) bytes left)")
+        }
+        guard offset - start <= 5, length <= Int32.max else {
+            throw Failure(code: .malformed, reason: "length prefix longer than 5 bytes or over 2 GiB")
         }
         return Int(length)
     }
