@@ -603,6 +603,10 @@ def emit_bridge(out, model, message):
     out.append("    /// The protobuf wire format of this message.\n")
     out.append("    public func serializedBytes() -> [UInt8] {\n")
     out.append("        encodeMessage(self)\n")
+    out.append("    }\n\n")
+    out.append("    /// Appends the protobuf wire format of this message to `buffer`.\n")
+    out.append("    public func serialize(appendingTo buffer: inout [UInt8]) {\n")
+    out.append("        encodeMessage(self, appendingTo: &buffer)\n")
     out.append("    }\n")
     out.append("}\n\n")
 

@@ -31,6 +31,14 @@ public protocol ProtoMessage: Sendable, Hashable {
     ///
     /// - Returns: The serialized bytes, fields in field-number order.
     func serializedBytes() -> [UInt8]
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    ///
+    /// Lets a transport write a frame header and the message into one array without copying the
+    /// message a second time.
+    ///
+    /// - Parameter buffer: The bytes to append to.
+    func serialize(appendingTo buffer: inout [UInt8])
 }
 
 extension ProtoMessage {

@@ -35,4 +35,13 @@ import Testing
             for try await ok in group { #expect(ok) }
         }
     }
+
+    @Test func serializingAppendsAfterWhatIsThere() {
+        let request = GoldenBytesTests.goldens[0].message
+        var frame: [UInt8] = [0, 0, 0, 0, 47]
+        request.serialize(appendingTo: &frame)
+        #expect(frame == [0, 0, 0, 0, 47] + request.serializedBytes())
+        Interop.Empty().serialize(appendingTo: &frame)
+        #expect(frame.count == 5 + 47)
+    }
 }

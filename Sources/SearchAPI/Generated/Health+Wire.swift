@@ -30,6 +30,11 @@ extension Health.CheckRequest: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension Health.CheckRequest: CMessageBridge {
@@ -95,6 +100,11 @@ extension Health.CheckResponse: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 

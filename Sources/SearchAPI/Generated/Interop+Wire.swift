@@ -30,6 +30,11 @@ extension Interop.Empty: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension Interop.Empty: CMessageBridge {
@@ -90,6 +95,11 @@ extension Interop.BoolValue: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -154,6 +164,11 @@ extension Interop.Payload: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -220,6 +235,11 @@ extension Interop.EchoStatus: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -288,6 +308,11 @@ extension Interop.SimpleRequest: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -371,6 +396,11 @@ extension Interop.SimpleResponse: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension Interop.SimpleResponse: CMessageBridge {
@@ -436,6 +466,11 @@ extension Interop.ResponseParameters: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -506,6 +541,11 @@ extension Interop.StreamingOutputCallRequest: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -581,6 +621,11 @@ extension Interop.StreamingOutputCallResponse: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 

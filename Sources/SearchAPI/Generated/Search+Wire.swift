@@ -30,6 +30,11 @@ extension Descriptor: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension Descriptor: CMessageBridge {
@@ -111,6 +116,11 @@ extension Label: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension Label: CMessageBridge {
@@ -178,6 +188,11 @@ extension PixelBuffer: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -253,6 +268,11 @@ extension FeaturePrint: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension FeaturePrint: CMessageBridge {
@@ -323,6 +343,11 @@ extension QueryRequest: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -397,6 +422,11 @@ extension QueryResponse: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension QueryResponse: CMessageBridge {
@@ -463,6 +493,11 @@ extension EntityRef: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -533,6 +568,11 @@ extension QueryResult: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -642,6 +682,11 @@ extension CaptureRequest: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension CaptureRequest: CMessageBridge {
@@ -709,6 +754,11 @@ extension SearchRequest: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -815,6 +865,11 @@ extension AttributeFilter: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension AttributeFilter: CMessageBridge {
@@ -898,6 +953,11 @@ extension ValueSet: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension ValueSet: CMessageBridge {
@@ -964,6 +1024,11 @@ extension NumberRange: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -1036,6 +1101,11 @@ extension FilterExpression: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -1124,6 +1194,11 @@ extension FilterList: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension FilterList: CMessageBridge {
@@ -1190,6 +1265,11 @@ extension Sort: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -1260,6 +1340,11 @@ extension SearchState: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -1379,6 +1464,11 @@ extension Chip: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension Chip: CMessageBridge {
@@ -1448,6 +1538,11 @@ extension Facet: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -1522,6 +1617,11 @@ extension FacetValue: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension FacetValue: CMessageBridge {
@@ -1592,6 +1692,11 @@ extension AppliedFilter: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension AppliedFilter: CMessageBridge {
@@ -1661,6 +1766,11 @@ extension Relaxation: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -1733,6 +1843,11 @@ extension ResolveRequest: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -1812,6 +1927,11 @@ extension Destination: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -1902,6 +2022,11 @@ extension Param: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension Param: CMessageBridge {
@@ -1989,6 +2114,11 @@ extension LinkRequest: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension LinkRequest: CMessageBridge {
@@ -2068,6 +2198,11 @@ extension LinkResponse: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension LinkResponse: CMessageBridge {
@@ -2141,6 +2276,11 @@ extension Entity: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -2261,6 +2401,11 @@ extension Attribute: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension Attribute: CMessageBridge {
@@ -2344,6 +2489,11 @@ extension LocalizedText: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension LocalizedText: CMessageBridge {
@@ -2418,6 +2568,11 @@ extension UpsertEntitiesRequest: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension UpsertEntitiesRequest: CMessageBridge {
@@ -2485,6 +2640,11 @@ extension DeleteEntitiesRequest: ProtoMessage {
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
     }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
 }
 
 extension DeleteEntitiesRequest: CMessageBridge {
@@ -2551,6 +2711,11 @@ extension CatalogUpdateResponse: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 
@@ -2622,6 +2787,11 @@ extension EntityError: ProtoMessage {
     /// The protobuf wire format of this message.
     public func serializedBytes() -> [UInt8] {
         encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
     }
 }
 

@@ -111,6 +111,22 @@ func encodeMessage<M: CMessageBridge>(_ message: M) -> [UInt8] {
     }
 }
 
+/// Packs `message` at the end of `buffer`.
+func encodeMessage<M: CMessageBridge>(_ message: M, appendingTo buffer: inout [UInt8]) {
+    withUnsafeTemporaryAllocation(byteCount: Arena.firstChunkSize, alignment: Arena.alignment) { scratch in
+        var arena = Arena(firstChunk: scratch)
+        let cMessage = arena.cMessage(message)
+        let size = M.cPackedSize(cMessage)
+        guard size > 0 else { return }
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: size))
+        buffer.withUnsafeMutableBufferPointer { bytes in
+            let count = M.cPack(cMessage, bytes.baseAddress! + start)
+            precondition(count == size, "protobuf-c packed \(count) bytes, not the \(size) it measured")
+        }
+    }
+}
+
 // MARK: - Copying out of unpacked C messages
 
 /// A C string as a Swift string; `nil` (which protobuf-c never leaves in a string field) as "".
