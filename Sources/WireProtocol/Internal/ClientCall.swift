@@ -1,0 +1,107 @@
+/// One call made by a `GRPCClient`; loop thread only once started.
+final class ClientCall: @unchecked Sendable {
+    enum Sink {
+        case unary(CheckedContinuation<UnaryResponse, any Error>)
+        case stream(AsyncThrowingStream<[UInt8], any Error>.Continuation, ResponseStreamState)
+    }
+
+    let path: String
+    let metadata: Metadata
+    let timeout: Duration?
+    let requestEncoding: CompressionAlgorithm?
+    let requestBytes: [UInt8]
+    let maxReceive: Int
+    var sink: Sink?
+
+    var isDone = false
+    var streamID: Int32 = -1
+    var sentOffset = 0
+    var timer: LoopTimer?
+    var deframer: MessageDeframer
+
+    // Response headers.
+    var httpStatus: Int?
+    var contentType: String?
+    var encodingName: String?
+    var responseEncoding: CompressionAlgorithm?
+    var grpcStatus: Int?
+    var grpcMessage: String?
+    var headerMetadata = Metadata()
+    var trailerMetadata = Metadata()
+    var initialDelivered = false
+    var messages: [[UInt8]] = []
+
+    init(
+        path: String, metadata: Metadata, timeout: Duration?, requestEncoding: CompressionAlgorithm?,
+        requestBytes: [UInt8], maxReceive: Int
+    ) {
+        self.path = path
+        self.metadata = metadata
+        self.timeout = timeout
+        self.requestEncoding = requestEncoding
+        self.requestBytes = requestBytes
+        self.maxReceive = maxReceive
+        deframer = MessageDeframer(maxMessageBytes: maxReceive)
+    }
+
+    /// Passes the initial metadata on (streaming calls).
+    func deliverInitial() {
+        guard !initialDelivered else { return }
+        initialDelivered = true
+        if case .stream(_, let state) = sink { state.setInitial(.success(headerMetadata)) }
+    }
+
+    /// Passes one decoded message on.
+    func deliver(_ message: [UInt8]) {
+        switch sink {
+        case .unary:
+            messages.append(message)
+        case .stream(let continuation, _):
+            continuation.yield(message)
+        case nil:
+            break
+        }
+    }
+
+    /// Ends the call with a status; later calls do nothing.
+    func complete(_ status: Status, initial: Metadata, trailing: Metadata) {
+        guard !isDone else { return }
+        isDone = true
+        timer?.cancel()
+        timer = nil
+        let sink = self.sink
+        self.sink = nil
+        switch sink {
+        case .unary(let continuation):
+            if status.code != .ok {
+                continuation.resume(throwing: RPCError(code: status.code, message: status.message, metadata: trailing))
+            } else if messages.count != 1 {
+                continuation.resume(
+                    throwing: RPCError(
+                        code: .internalError,
+                        message: "a unary call must receive exactly one response, received \(messages.count)",
+                        metadata: trailing))
+            } else {
+                continuation.resume(
+                    returning: UnaryResponse(message: messages[0], initialMetadata: initial, trailingMetadata: trailing)
+                )
+            }
+        case .stream(let continuation, let state):
+            let error = RPCError(code: status.code, message: status.message, metadata: trailing)
+            state.setInitial(status.code == .ok || initialDelivered ? .success(initial) : .failure(error))
+            state.setOutcome(.init(status: status, trailing: trailing))
+            if status.code == .ok {
+                continuation.finish()
+            } else {
+                continuation.finish(throwing: error)
+            }
+        case nil:
+            break
+        }
+        messages = []
+    }
+
+    func fail(_ error: RPCError) {
+        complete(error.status, initial: headerMetadata, trailing: error.metadata)
+    }
+}

@@ -1,0 +1,247 @@
+internal import CNghttp2
+internal import Glibc
+import Synchronization
+
+/// Something registered with an event loop for readiness of one file descriptor.
+protocol EventHandler: AnyObject {
+    /// Called on the loop thread with the `epoll` event mask.
+    func handleEvent(_ events: UInt32)
+}
+
+/// A one-shot timer on an event loop; cancelling only marks it.
+final class LoopTimer {
+    let deadline: ContinuousClock.Instant
+    var action: (() -> Void)?
+    init(deadline: ContinuousClock.Instant, action: @escaping () -> Void) {
+        self.deadline = deadline
+        self.action = action
+    }
+    /// Stops the timer from firing; loop thread only.
+    func cancel() { action = nil }
+}
+
+/// One thread running `epoll_wait`, with an `eventfd` so other threads can hand it work.
+///
+/// Everything registered with a loop, and every nghttp2 session, is touched only on its thread;
+/// other threads reach it through `execute(_:)`.
+final class EventLoop: @unchecked Sendable {
+    private struct Pending {
+        var tasks: [@Sendable () -> Void] = []
+        var wakeupPending = false
+        var stopping = false
+    }
+
+    private let epfd: Int32
+    private let wakeFD: Int32
+    private let pending = Mutex(Pending())
+    private let threadID = Atomic<UInt>(0)
+    private var thread: pthread_t?
+    private var handlers: [Int32: any EventHandler] = [:]
+    private var timers: [LoopTimer] = []  // a binary min-heap on deadline
+    private var dirty: [H2Connection] = []
+    /// A read buffer shared by every connection of the loop, so idle connections hold none.
+    let readBuffer: UnsafeMutableRawBufferPointer
+    let name: String
+
+    init(name: String) {
+        self.name = name
+        epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.fd = wakeFD
+        epoll_ctl(epfd, EPOLL_CTL_ADD, wakeFD, &event)
+    }
+
+    deinit {
+        close(epfd)
+        close(wakeFD)
+        readBuffer.deallocate()
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    var inLoop: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
+
+    /// Starts the thread.
+    func start() {
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var tid = pthread_t()
+        let rc = pthread_create(
+            &tid, nil,
+            { arg in
+                let loop = Unmanaged<EventLoop>.fromOpaque(arg!).takeRetainedValue()
+                loop.threadID.store(UInt(pthread_self()), ordering: .relaxed)
+                loop.run()
+                return nil
+            }, box)
+        precondition(rc == 0, "pthread_create failed: \(rc)")
+        thread = tid
+    }
+
+    /// Stops the loop after the work queued so far and joins its thread; not from the loop.
+    func stopAndJoin() {
+        pending.withLock { $0.stopping = true }
+        wake()
+        if let thread { pthread_join(thread, nil) }
+        thread = nil
+    }
+
+    /// Runs `task` on the loop thread, soon.
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        let needsWake = pending.withLock { state -> Bool in
+            state.tasks.append(task)
+            if state.wakeupPending { return false }
+            state.wakeupPending = true
+            return true
+        }
+        if needsWake && !inLoop { wake() }
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    /// Registers a descriptor; loop thread only.
+    func register(_ fd: Int32, handler: any EventHandler, events: UInt32) {
+        handlers[fd] = handler
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = fd
+        epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event)
+    }
+
+    /// Changes the events watched for a descriptor; loop thread only.
+    func modify(_ fd: Int32, events: UInt32) {
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = fd
+        epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    /// Forgets a descriptor (before it is closed); loop thread only.
+    func unregister(_ fd: Int32) {
+        handlers[fd] = nil
+        epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nil)
+    }
+
+    /// Visits every registered handler; loop thread only.
+    func forEachHandler(_ body: (any EventHandler) -> Void) {
+        for handler in Array(handlers.values) { body(handler) }
+    }
+
+    /// Schedules `action` at `deadline`; loop thread only.
+    @discardableResult
+    func schedule(at deadline: ContinuousClock.Instant, _ action: @escaping () -> Void) -> LoopTimer {
+        let timer = LoopTimer(deadline: deadline, action: action)
+        timers.append(timer)
+        var i = timers.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            if timers[parent].deadline <= timers[i].deadline { break }
+            timers.swapAt(parent, i)
+            i = parent
+        }
+        return timer
+    }
+
+    private func popTimer() -> LoopTimer {
+        let top = timers[0]
+        let last = timers.removeLast()
+        if !timers.isEmpty {
+            timers[0] = last
+            var i = 0
+            while true {
+                let l = 2 * i + 1
+                let r = l + 1
+                var m = i
+                if l < timers.count && timers[l].deadline < timers[m].deadline { m = l }
+                if r < timers.count && timers[r].deadline < timers[m].deadline { m = r }
+                if m == i { break }
+                timers.swapAt(i, m)
+                i = m
+            }
+        }
+        return top
+    }
+
+    /// Asks for the connection to be flushed at the end of this loop iteration, so all output
+    /// produced in one iteration leaves in one write.
+    func markDirty(_ connection: H2Connection) {
+        if connection.isDirty { return }
+        connection.isDirty = true
+        dirty.append(connection)
+    }
+
+    private func run() {
+        let capacity = 128
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        while true {
+            var timeout: Int32 = -1
+            let hasTasks = pending.withLock { !$0.tasks.isEmpty }
+            if hasTasks || !dirty.isEmpty {
+                timeout = 0
+            } else {
+                while let first = timers.first, first.action == nil { _ = popTimer() }
+                if let first = timers.first {
+                    let remaining = first.deadline - .now
+                    let (s, atto) = remaining.components
+                    let ms = s * 1000 + (atto + 999_999_999_999_999) / 1_000_000_000_000_000
+                    timeout = Int32(clamping: max(0, ms))
+                }
+            }
+            let n = epoll_wait(epfd, events, Int32(capacity), timeout)
+            if n > 0 {
+                for i in 0..<Int(n) {
+                    let fd = events[i].data.fd
+                    if fd == wakeFD {
+                        var value: UInt64 = 0
+                        _ = read(wakeFD, &value, 8)
+                    } else if let handler = handlers[fd] {
+                        handler.handleEvent(events[i].events)
+                    }
+                }
+            }
+            if !timers.isEmpty {
+                let now = ContinuousClock.now
+                while let first = timers.first, first.deadline <= now || first.action == nil {
+                    let timer = popTimer()
+                    if let action = timer.action {
+                        timer.action = nil
+                        action()
+                    }
+                }
+            }
+            let (tasks, stopping) = pending.withLock { state in
+                let tasks = state.tasks
+                state.tasks = []
+                state.wakeupPending = false
+                return (tasks, state.stopping)
+            }
+            for task in tasks { task() }
+            flushDirty()
+            if stopping {
+                let remaining = pending.withLock { $0.tasks.isEmpty }
+                if remaining { break }
+            }
+        }
+        for handler in handlers.values {
+            (handler as? H2Connection)?.close()
+            (handler as? Listener)?.close()
+        }
+        flushDirty()
+    }
+
+    private func flushDirty() {
+        while !dirty.isEmpty {
+            let batch = dirty
+            dirty = []
+            for connection in batch {
+                connection.isDirty = false
+                connection.flush()
+            }
+        }
+    }
+}

@@ -1,0 +1,295 @@
+internal import CNghttp2
+internal import Glibc
+
+/// Header fields to submit to nghttp2, kept in one byte buffer so building them costs one array.
+struct HeaderBlock {
+    private var bytes: [UInt8] = []
+    private var fields: [(nameStart: Int, nameCount: Int, valueCount: Int)] = []
+
+    init() {
+        bytes.reserveCapacity(256)
+    }
+
+    mutating func add(_ name: String, _ value: String) {
+        let start = bytes.count
+        bytes.append(contentsOf: name.utf8)
+        let nameCount = bytes.count - start
+        bytes.append(contentsOf: value.utf8)
+        fields.append((start, nameCount, bytes.count - start - nameCount))
+    }
+
+    mutating func add(_ name: String, bytes value: [UInt8]) {
+        let start = bytes.count
+        bytes.append(contentsOf: name.utf8)
+        let nameCount = bytes.count - start
+        bytes.append(contentsOf: value)
+        fields.append((start, nameCount, value.count))
+    }
+
+    /// Adds user metadata, skipping reserved names and base64-encoding `-bin` values.
+    mutating func add(_ metadata: Metadata) {
+        for entry in metadata where !Metadata.isReserved(entry.key) {
+            if entry.key.hasSuffix("-bin") {
+                add(entry.key, Base64.encode(entry.value.bytes))
+            } else if case .string(let s) = entry.value, s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+                add(entry.key, s)
+            }
+        }
+    }
+
+    /// Calls `body` with an `nghttp2_nv` array pointing into this block.
+    func withNV<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        var copy = bytes
+        return copy.withUnsafeMutableBufferPointer { base in
+            var nv = [nghttp2_nv]()
+            nv.reserveCapacity(fields.count)
+            for field in fields {
+                let name = base.baseAddress! + field.nameStart
+                nv.append(
+                    nghttp2_nv(
+                        name: name, value: name + field.nameCount, namelen: field.nameCount,
+                        valuelen: field.valueCount, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+            }
+            return nv.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        }
+    }
+}
+
+/// The nghttp2 callbacks shared by every session; they dispatch to the `H2Connection` in
+/// `user_data`.
+nonisolated(unsafe) let sharedCallbacks: OpaquePointer = {
+    var callbacks: OpaquePointer?
+    nghttp2_session_callbacks_new(&callbacks)
+    nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
+        H2Connection.from(user).onBeginHeaders(frame!)
+    }
+    nghttp2_session_callbacks_set_on_header_callback(callbacks) {
+        _, frame, name, nameLength, value, valueLength, _, user in
+        H2Connection.from(user).onHeader(
+            frame!, name: UnsafeBufferPointer(start: name, count: nameLength),
+            value: UnsafeBufferPointer(start: value, count: valueLength))
+    }
+    nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
+        H2Connection.from(user).onFrameReceived(frame!)
+    }
+    nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, user in
+        H2Connection.from(user).onFrameSent(frame!)
+    }
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, flags, streamID, data, length, user in
+        H2Connection.from(user).onData(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+    }
+    nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, user in
+        H2Connection.from(user).onStreamClose(streamID: streamID, errorCode: errorCode)
+    }
+    return callbacks!
+}()
+
+/// The data-provider read callback shared by every session.
+let sharedReadCallback: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, user in
+    H2Connection.from(user).readData(streamID: streamID, into: buffer!, length: length, flags: flags!)
+}
+
+/// Frame-type and flag constants as the raw bytes nghttp2 frames carry.
+enum H2 {
+    static let data = UInt8(NGHTTP2_DATA.rawValue)
+    static let headers = UInt8(NGHTTP2_HEADERS.rawValue)
+    static let rstStream = UInt8(NGHTTP2_RST_STREAM.rawValue)
+    static let ping = UInt8(NGHTTP2_PING.rawValue)
+    static let goaway = UInt8(NGHTTP2_GOAWAY.rawValue)
+    static let settings = UInt8(NGHTTP2_SETTINGS.rawValue)
+    static let endStream = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
+    static let ack = UInt8(NGHTTP2_FLAG_ACK.rawValue)
+    static let deferred = Int(NGHTTP2_ERR_DEFERRED.rawValue)
+    static let temporalFailure = Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+    static let callbackFailure = Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+    static let eof = UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+    static let noEndStream = UInt32(NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue)
+}
+
+/// A non-blocking socket carrying one nghttp2 session, driven by one event loop.
+///
+/// Subclasses implement the callbacks. Output produced by nghttp2 is gathered into one buffer
+/// and written once per loop iteration.
+class H2Connection: EventHandler, @unchecked Sendable {
+    let fd: Int32
+    let loop: EventLoop
+    var session: OpaquePointer?
+    var isDirty = false
+    private(set) var isClosed = false
+    private var output: [UInt8] = []
+    private var outputStart = 0
+    private var watchingWritable = false
+    /// Whether the socket may be written; false while a client connect is in progress.
+    var isWritable = true
+    /// Stops pulling from nghttp2 while this many unsent bytes are buffered.
+    let outputHighWater = 256 * 1024
+
+    init(fd: Int32, loop: EventLoop) {
+        self.fd = fd
+        self.loop = loop
+    }
+
+    static func from(_ user: UnsafeMutableRawPointer?) -> H2Connection {
+        Unmanaged<H2Connection>.fromOpaque(user!).takeUnretainedValue()
+    }
+
+    var userData: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    // MARK: Callbacks, overridden by subclasses.
+
+    func onBeginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 { 0 }
+    func onHeader(
+        _ frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>
+    )
+        -> Int32
+    { 0 }
+    func onFrameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 { 0 }
+    func onFrameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 { 0 }
+    func onData(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 { 0 }
+    func onStreamClose(streamID: Int32, errorCode: UInt32) -> Int32 { 0 }
+    func readData(
+        streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>
+    )
+        -> Int
+    { H2.deferred }
+    /// Called once when the socket is closed, after the session is gone.
+    func didClose() {}
+
+    // MARK: I/O
+
+    func handleEvent(_ events: UInt32) {
+        if events & EPOLLOUT.rawValue != 0 { writableEvent() }
+        if isClosed { return }
+        if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0 {
+            readAvailable()
+        }
+    }
+
+    /// Called when the socket becomes writable; clients override to finish a connect.
+    func writableEvent() {
+        loop.markDirty(self)
+    }
+
+    private func readAvailable() {
+        let buffer = loop.readBuffer
+        if isLingering {
+            // Discard whatever the peer still sends until it closes, so our GOAWAY is not lost
+            // to a TCP reset caused by unread data.
+            while true {
+                let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+                if n > 0 { continue }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+                close()
+                return
+            }
+        }
+        while !isClosed {
+            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if n > 0 {
+                let rc = nghttp2_session_mem_recv(session, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), n)
+                if rc < 0 {
+                    close()
+                    return
+                }
+                if n < buffer.count { break }
+            } else if n == 0 {
+                close()
+                return
+            } else {
+                let err = errno
+                if err == EINTR { continue }
+                if err == EAGAIN || err == EWOULDBLOCK { break }
+                close()
+                return
+            }
+        }
+        loop.markDirty(self)
+    }
+
+    /// Pulls frames from nghttp2 and writes them; called at the end of each loop iteration.
+    func flush() {
+        guard !isClosed, !isLingering, let session, isWritable else { return }
+        while output.count - outputStart < outputHighWater {
+            var pointer: UnsafePointer<UInt8>?
+            let n = nghttp2_session_mem_send(session, &pointer)
+            if n < 0 {
+                close()
+                return
+            }
+            if n == 0 { break }
+            if outputStart == output.count {
+                output.removeAll(keepingCapacity: true)
+                outputStart = 0
+            }
+            output.append(contentsOf: UnsafeBufferPointer(start: pointer, count: n))
+        }
+        while outputStart < output.count {
+            let n = output.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress! + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                outputStart += n
+                if outputStart == output.count && nghttp2_session_want_write(session) != 0 {
+                    // More is ready; pull it in another round.
+                    output.removeAll(keepingCapacity: true)
+                    outputStart = 0
+                    flush()
+                    return
+                }
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                break
+            } else {
+                close()
+                return
+            }
+        }
+        if outputStart == output.count {
+            // Keep idle connections small: drop big buffers once drained.
+            if output.capacity > 64 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
+            outputStart = 0
+        }
+        let wantWritable = outputStart < output.count
+        if wantWritable != watchingWritable {
+            watchingWritable = wantWritable
+            loop.modify(fd, events: baseEvents | (wantWritable ? EPOLLOUT.rawValue : 0))
+        }
+        if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+            && outputStart == output.count
+        {
+            beginLingeringClose()
+        }
+    }
+
+    private var isLingering = false
+
+    /// Half-closes the socket once the session is done, then waits briefly for the peer to close.
+    private func beginLingeringClose() {
+        if isLingering || isClosed { return }
+        isLingering = true
+        shutdown(fd, Int32(SHUT_WR))
+        loop.schedule(at: .now + .seconds(1)) { [weak self] in self?.close() }
+    }
+
+    var baseEvents: UInt32 { EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
+
+    /// Registers the socket with the loop.
+    func register(events: UInt32? = nil) {
+        loop.register(fd, handler: self, events: events ?? baseEvents)
+        if let events, events & EPOLLOUT.rawValue != 0 { watchingWritable = true }
+    }
+
+    /// Closes the socket and deletes the session; never from inside an nghttp2 callback.
+    func close() {
+        if isClosed { return }
+        isClosed = true
+        loop.unregister(fd)
+        Glibc.close(fd)
+        if let session { nghttp2_session_del(session) }
+        session = nil
+        output = []
+        didClose()
+    }
+}

@@ -1,0 +1,142 @@
+import Synchronization
+
+/// The `ResponseWriter` of one server call.
+///
+/// Shared between the handler task and the loop: the byte count behind the backpressure, the
+/// metadata and the closed state live under a mutex; the bytes themselves go to the loop.
+final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
+    private struct State {
+        var initialMetadata = Metadata()
+        var trailingMetadata = Metadata()
+        var initialSent = false
+        var messagesWritten = 0
+        var queuedBytes = 0
+        var streamEncoding: CompressionAlgorithm?
+        var waiter: CheckedContinuation<Void, any Error>?
+        var closedError: RPCError?
+    }
+
+    private let state = Mutex(State())
+    private let connection: ServerConnection
+    private let stream: ServerStream
+    let kind: ServerMethod.Kind
+    private let accepted: [CompressionAlgorithm]
+    private let defaultCompression: CompressionAlgorithm
+    private let highWater: Int
+
+    init(
+        connection: ServerConnection, stream: ServerStream, kind: ServerMethod.Kind, accepted: [CompressionAlgorithm],
+        defaultCompression: CompressionAlgorithm, highWater: Int
+    ) {
+        self.connection = connection
+        self.stream = stream
+        self.kind = kind
+        self.accepted = accepted
+        self.defaultCompression = defaultCompression
+        self.highWater = highWater
+    }
+
+    func setInitialMetadata(_ metadata: Metadata) {
+        state.withLock { $0.initialMetadata = metadata }
+    }
+
+    func setTrailingMetadata(_ metadata: Metadata) {
+        state.withLock { $0.trailingMetadata = metadata }
+    }
+
+    func write(_ message: [UInt8], compression: CompressionAlgorithm?) async throws {
+        var algorithm = compression ?? defaultCompression
+        if algorithm != .identity && !accepted.contains(algorithm) { algorithm = .identity }
+        // The stream's grpc-encoding is fixed by the first compressed write; a later message in
+        // another algorithm goes uncompressed.
+        let chosen = state.withLock { state -> CompressionAlgorithm in
+            if algorithm == .identity { return .identity }
+            if state.initialSent && state.streamEncoding != algorithm { return .identity }
+            return algorithm
+        }
+        let framed: [UInt8]
+        do {
+            framed = try Envelope.frame(message, compression: chosen)
+        } catch {
+            throw RPCError(code: .internalError, message: "compression failed", cause: error)
+        }
+        let (initial, encoding, mustWait) = try state.withLock {
+            state throws(RPCError) -> (Metadata?, CompressionAlgorithm?, Bool) in
+            if let error = state.closedError { throw error }
+            if kind == .unary && state.messagesWritten >= 1 {
+                throw RPCError(code: .internalError, message: "a unary handler wrote more than one response")
+            }
+            state.messagesWritten += 1
+            state.queuedBytes += framed.count
+            var initial: Metadata?
+            if !state.initialSent {
+                state.initialSent = true
+                state.streamEncoding = chosen == .identity ? nil : chosen
+                initial = state.initialMetadata
+            }
+            return (initial, state.streamEncoding, state.queuedBytes > highWater)
+        }
+        let connection = self.connection
+        let stream = self.stream
+        connection.loop.execute {
+            connection.enqueue(stream, bytes: framed, initialMetadata: initial, encoding: encoding)
+        }
+        if mustWait { try await waitForDrain() }
+    }
+
+    private func waitForDrain() async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let result = state.withLock { state -> Result<Void, any Error>? in
+                    if let error = state.closedError { return .failure(error) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if state.queuedBytes <= highWater / 2 { return .success(()) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let result { continuation.resume(with: result) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Records that the loop handed `count` bytes to nghttp2; resumes a waiting writer below the
+    /// low-water mark. Loop thread.
+    func drained(_ count: Int) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            state.queuedBytes -= count
+            guard state.queuedBytes <= highWater / 2 else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Ends the writer: later writes, and a waiting one, throw `error`.
+    func close(_ error: RPCError) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            if state.closedError == nil { state.closedError = error }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(throwing: error)
+    }
+
+    /// The handler has returned: how many messages it wrote, the trailing metadata, and the
+    /// initial metadata if no message carried it.
+    func finish() -> (messages: Int, trailing: Metadata, unsentInitial: Metadata?) {
+        state.withLock { state in
+            let initial = state.initialSent ? nil : state.initialMetadata
+            state.initialSent = true
+            if state.closedError == nil {
+                state.closedError = RPCError(code: .internalError, message: "call already ended")
+            }
+            return (state.messagesWritten, state.trailingMetadata, initial)
+        }
+    }
+}

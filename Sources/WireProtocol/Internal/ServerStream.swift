@@ -1,0 +1,69 @@
+/// One request stream on a server connection; loop thread only (except `writer`).
+final class ServerStream: @unchecked Sendable {
+    enum Phase {
+        /// Headers or request body still arriving.
+        case receiving
+        /// The call was answered early (an error or an HTTP status); further input is ignored.
+        case rejected
+        /// The handler runs.
+        case running
+        /// The status has been submitted.
+        case finished
+    }
+
+    let id: Int32
+    var phase = Phase.receiving
+    var headersComplete = false
+    var requestEnded = false
+
+    // Request headers.
+    var headerBytes = 0
+    var httpMethod: String?
+    var path: String?
+    var contentType: String?
+    var encodingName: String?
+    var acceptEncoding: String?
+    var timeoutText: String?
+    var metadata = Metadata()
+
+    // Request body.
+    var method: ServerMethod?
+    var deframer = MessageDeframer(maxMessageBytes: 0)
+    var requestEncoding: CompressionAlgorithm?
+    var request: [UInt8]?
+    var requestCount = 0
+    var deadline: ContinuousClock.Instant?
+    var timer: LoopTimer?
+
+    // Response.
+    var task: Task<Void, Never>?
+    var writer: ServerResponseWriter?
+    var headersSent = false
+    var pending: [[UInt8]] = []
+    var pendingOffset = 0
+    var trailers: HeaderBlock?
+    var dataDeferred = false
+    /// Reset the stream (NO_ERROR) once our END_STREAM is out, because the client is still sending.
+    var resetAfterEnd = false
+
+    init(id: Int32) { self.id = id }
+
+    /// Copies queued response bytes into `buffer`.
+    func copyPending(into buffer: UnsafeMutablePointer<UInt8>, length: Int) -> Int {
+        var copied = 0
+        while copied < length, !pending.isEmpty {
+            let chunk = pending[0]
+            let take = min(chunk.count - pendingOffset, length - copied)
+            chunk.withUnsafeBufferPointer { source in
+                (buffer + copied).update(from: source.baseAddress! + pendingOffset, count: take)
+            }
+            copied += take
+            pendingOffset += take
+            if pendingOffset == chunk.count {
+                pending.removeFirst()
+                pendingOffset = 0
+            }
+        }
+        return copied
+    }
+}

@@ -1,0 +1,79 @@
+/// How a `GRPCServer` listens, and the limits it enforces.
+public struct ServerConfiguration: Sendable {
+    /// A TCP listening address.
+    public struct TCP: Sendable, Hashable {
+        /// An IPv4 or IPv6 literal, or "localhost"; "0.0.0.0" or "::" for any address.
+        public var host: String
+        /// The port; 0 picks an ephemeral port (see `GRPCServer.waitUntilListening()`).
+        public var port: Int
+        /// Creates a TCP address.
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// The TCP address to listen on, if any.
+    public var tcp: TCP?
+    /// The Unix-domain socket path to listen on, if any; a stale socket file there is removed
+    /// first, and the file is removed again on shutdown.
+    public var unixSocketPath: String?
+    /// The number of event-loop threads; defaults to the number of cores.
+    public var eventLoopCount: Int
+    /// The compression applied to responses when a handler does not choose, if the client
+    /// accepts it.
+    public var responseCompression: CompressionAlgorithm
+    /// The encodings accepted on requests and offered in `grpc-accept-encoding`.
+    public var enabledCompression: [CompressionAlgorithm]
+    /// The most connections served at once; further ones are closed as soon as accepted.
+    public var maxConnections: Int
+    /// SETTINGS_MAX_CONCURRENT_STREAMS advertised to clients.
+    public var maxConcurrentStreams: Int
+    /// SETTINGS_MAX_HEADER_LIST_SIZE advertised and enforced per request.
+    public var maxHeaderListSize: Int
+    /// Connections without streams for this long are closed with GOAWAY; `nil` keeps them.
+    public var idleTimeout: Duration?
+    /// PING frames allowed from a client per second before the connection is closed with
+    /// GOAWAY ENHANCE_YOUR_CALM.
+    public var maxPingsPerSecond: Int
+    /// RST_STREAM frames from a client: burst and refill per second before GOAWAY (rapid reset).
+    public var resetStreamBurst: Int
+    /// See `resetStreamBurst`.
+    public var resetStreamsPerSecond: Int
+    /// Unsent response bytes per stream above which `ResponseWriter.write` suspends.
+    public var streamWriteHighWater: Int
+
+    /// Creates a configuration.
+    public init(
+        tcp: TCP? = nil,
+        unixSocketPath: String? = nil,
+        eventLoopCount: Int = ServerConfiguration.defaultEventLoopCount,
+        responseCompression: CompressionAlgorithm = .identity,
+        enabledCompression: [CompressionAlgorithm] = [.identity, .gzip, .deflate],
+        maxConnections: Int = 10_000,
+        maxConcurrentStreams: Int = 100,
+        maxHeaderListSize: Int = 16 * 1024,
+        idleTimeout: Duration? = nil,
+        maxPingsPerSecond: Int = 100,
+        resetStreamBurst: Int = 1000,
+        resetStreamsPerSecond: Int = 33,
+        streamWriteHighWater: Int = 256 * 1024
+    ) {
+        self.tcp = tcp
+        self.unixSocketPath = unixSocketPath
+        self.eventLoopCount = eventLoopCount
+        self.responseCompression = responseCompression
+        self.enabledCompression = enabledCompression
+        self.maxConnections = maxConnections
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.maxHeaderListSize = maxHeaderListSize
+        self.idleTimeout = idleTimeout
+        self.maxPingsPerSecond = maxPingsPerSecond
+        self.resetStreamBurst = resetStreamBurst
+        self.resetStreamsPerSecond = resetStreamsPerSecond
+        self.streamWriteHighWater = streamWriteHighWater
+    }
+
+    /// The number of online processors.
+    public static var defaultEventLoopCount: Int { max(1, Int(SystemInfo.processorCount)) }
+}

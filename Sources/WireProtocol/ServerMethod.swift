@@ -1,0 +1,78 @@
+/// A method a `GRPCServer` serves: its path, its kind, its receive limit and its handler.
+public struct ServerMethod: Sendable {
+    /// The shapes of call supported: one request each.
+    public enum Kind: Sendable, Hashable {
+        /// One request, one response.
+        case unary
+        /// One request, any number of responses.
+        case serverStreaming
+    }
+
+    /// Handles one call.
+    ///
+    /// Returning normally ends the call with OK (a unary handler must have written exactly one
+    /// message, else the client gets INTERNAL). Throwing `RPCError` sends its status, message and
+    /// metadata; any other error sends UNKNOWN. The handler's task is cancelled when the client
+    /// cancels, the connection drops, or the deadline passes.
+    public typealias Handler =
+        @Sendable (_ request: [UInt8], _ context: ServerContext, _ writer: any ResponseWriter)
+        async throws -> Void
+
+    /// The HTTP/2 `:path`, "/package.Service/Method".
+    public var path: String
+    /// Unary or server streaming.
+    public var kind: Kind
+    /// The largest request message accepted, checked on the length prefix and again after
+    /// decompression.
+    public var maxRequestBytes: Int
+    /// The handler.
+    public var handler: Handler
+
+    /// Creates a method.
+    public init(path: String, kind: Kind, maxRequestBytes: Int = 4 << 20, handler: @escaping Handler) {
+        self.path = path
+        self.kind = kind
+        self.maxRequestBytes = maxRequestBytes
+        self.handler = handler
+    }
+}
+
+/// What a handler knows about its call.
+public struct ServerContext: Sendable {
+    /// The `:path` of the call.
+    public let path: String
+    /// The client's custom metadata (reserved headers left out; `user-agent` included).
+    public let requestMetadata: Metadata
+    /// When the client's `grpc-timeout` runs out, if it sent one.
+    public let deadline: ContinuousClock.Instant?
+    /// The client's address: "ipv4:1.2.3.4:5", "ipv6:[::1]:5" or "unix:/path".
+    public let peer: String
+    /// The encodings the client listed in `grpc-accept-encoding`.
+    public let acceptedCompression: [CompressionAlgorithm]
+}
+
+/// Sends a handler's responses.
+///
+/// Usable from any task. Writes are framed (and compressed) on the calling task and handed to
+/// the connection's event loop.
+public protocol ResponseWriter: Sendable {
+    /// Sets the initial metadata; takes effect only before the first message.
+    func setInitialMetadata(_ metadata: Metadata)
+    /// Sends one message.
+    ///
+    /// Suspends while the stream's unsent bytes exceed the high-water mark.
+    ///
+    /// - Parameters:
+    ///   - message: The serialized message.
+    ///   - compression: The algorithm for this message; `nil` uses the server default. Ignored
+    ///     (the message is sent uncompressed) when the client does not accept it.
+    /// - Throws: `RPCError` (CANCELLED or DEADLINE_EXCEEDED) once the call is over.
+    func write(_ message: [UInt8], compression: CompressionAlgorithm?) async throws
+    /// Sets trailing metadata, sent with the status.
+    func setTrailingMetadata(_ metadata: Metadata)
+}
+
+extension ResponseWriter {
+    /// Sends one message with the server's default compression.
+    public func write(_ message: [UInt8]) async throws { try await write(message, compression: nil) }
+}

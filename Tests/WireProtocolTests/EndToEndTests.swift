@@ -1,0 +1,192 @@
+import Glibc
+import Testing
+
+@testable import WireProtocol
+
+@Suite struct EndToEndTests {
+    static func tcpClient(_ addresses: ListeningAddresses, _ configuration: ClientConfiguration = .init()) -> GRPCClient
+    {
+        GRPCClient(target: .tcp(host: "127.0.0.1", port: addresses.tcpPort!), configuration: configuration)
+    }
+
+    @Test func unaryEchoOverTCP() async throws {
+        try await withServer { _, addresses in
+            let client = Self.tcpClient(addresses)
+            let response = try await client.unary(path: "/test.Echo/Unary", request: [1, 2, 3])
+            #expect(response.message == [1, 2, 3])
+            let empty = try await client.unary(path: "/test.Echo/Unary", request: [])
+            #expect(empty.message == [])
+            await client.close()
+        }
+    }
+
+    @Test func unaryEchoOverAUnixSocket() async throws {
+        let path = "/tmp/wire-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        try await withServer(ServerConfiguration(unixSocketPath: path, eventLoopCount: 1)) { _, addresses in
+            #expect(addresses.unixSocketPath == path)
+            let client = GRPCClient(target: .unix(path: path))
+            let response = try await client.unary(path: "/test.Echo/Unary", request: Array("over unix".utf8))
+            #expect(response.message == Array("over unix".utf8))
+            await client.close()
+        }
+        #expect(access(path, F_OK) != 0, "the socket file is removed on shutdown")
+    }
+
+    @Test func serverStreamingDeliversManyMessagesInOrder() async throws {
+        try await withServer { _, addresses in
+            let client = Self.tcpClient(addresses)
+            let stream = try await client.serverStreaming(path: "/test.Echo/Stream", request: [0x13, 0x88])  // 5000
+            var count = 0
+            for try await message in stream {
+                #expect(message == [UInt8](repeating: UInt8(truncatingIfNeeded: count), count: 100))
+                count += 1
+            }
+            #expect(count == 5000)
+            #expect(stream.status == .ok)
+            await client.close()
+        }
+    }
+
+    @Test(arguments: [CompressionAlgorithm.gzip, .deflate])
+    func compressionWorksInBothDirections(algorithm: CompressionAlgorithm) async throws {
+        var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
+        configuration.responseCompression = algorithm
+        try await withServer(configuration) { _, addresses in
+            let client = Self.tcpClient(addresses)
+            let big = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 % 251) }
+            let response = try await client.unary(
+                path: "/test.Echo/Unary", request: big, options: CallOptions(compression: algorithm))
+            #expect(response.message == big)
+            let viaBig = try await client.unary(path: "/test.Echo/Big", request: big)
+            #expect(viaBig.message == big)
+            await client.close()
+        }
+    }
+
+    @Test func metadataIsEchoedAsInitialAndTrailingMetadata() async throws {
+        try await withServer { _, addresses in
+            let client = Self.tcpClient(addresses)
+            var metadata: Metadata = ["x-name": "value", "X-Upper": "Case"]
+            metadata.add("x-blob-bin", [0, 0xFF, 0x10, 0x80])
+            let response = try await client.unary(path: "/test.Echo/Unary", request: [9], metadata: metadata)
+            #expect(response.initialMetadata.first(named: "echo-x-name") == .string("value"))
+            #expect(response.initialMetadata.first(named: "echo-x-upper") == .string("Case"))
+            #expect(response.initialMetadata.first(named: "echo-x-blob-bin") == .binary([0, 0xFF, 0x10, 0x80]))
+            #expect(response.trailingMetadata.first(named: "trailer-x-blob-bin") == .binary([0, 0xFF, 0x10, 0x80]))
+            #expect(response.initialMetadata.first(named: "content-type") == nil)
+            #expect(response.trailingMetadata.first(named: "grpc-status") == nil)
+            await client.close()
+        }
+    }
+
+    @Test func aThrownRPCErrorReachesTheClientWithMessageAndMetadata() async throws {
+        try await withServer { _, addresses in
+            let client = Self.tcpClient(addresses)
+            let error = await expectRPCError(.failedPrecondition) {
+                _ = try await client.unary(path: "/test.Echo/Fail", request: [])
+            }
+            #expect(error?.message == "no\tway ☃ 100%\r\n")
+            #expect(error?.metadata.first(named: "detail-bin") == .binary([0, 1, 2]))
+            await expectRPCError(.unknown) { _ = try await client.unary(path: "/test.Echo/Throw", request: []) }
+            await expectRPCError(.internalError) { _ = try await client.unary(path: "/test.Echo/Silent", request: []) }
+            await client.close()
+        }
+    }
+
+    @Test func unknownMethodsAndServicesAreUnimplemented() async throws {
+        try await withServer { _, addresses in
+            let client = Self.tcpClient(addresses)
+            await expectRPCError(.unimplemented) { _ = try await client.unary(path: "/test.Echo/Nope", request: []) }
+            await expectRPCError(.unimplemented) { _ = try await client.unary(path: "/no.Such/Service", request: []) }
+            let stream = try await client.serverStreaming(path: "/no.Such/Stream", request: [])
+            await expectRPCError(.unimplemented) { for try await _ in stream {} }
+            // The connection still serves.
+            let again = try await client.unary(path: "/test.Echo/Unary", request: [1])
+            #expect(again.message == [1])
+            await client.close()
+        }
+    }
+
+    @Test func anExpiredDeadlineCancelsTheHandler() async throws {
+        let observations = Observations()
+        try await withServer(observations: observations) { _, addresses in
+            let client = Self.tcpClient(addresses)
+            await expectRPCError(.deadlineExceeded) {
+                _ = try await client.unary(
+                    path: "/test.Echo/Sleep", request: [1], options: CallOptions(timeout: .milliseconds(200)))
+            }
+            #expect(await observations.waitFor("sleep-cancelled"))
+            await client.close()
+        }
+    }
+
+    @Test func theServerEnforcesTheDeadlineItReceives() async throws {
+        let observations = Observations()
+        try await withServer(observations: observations) { _, addresses in
+            let client = Self.tcpClient(addresses)
+            // Send a short grpc-timeout but do not enforce it locally: give the client a long
+            // local timeout via a raw header is not possible, so use the raw client.
+            let raw = try RawH2Client(port: addresses.tcpPort!)
+            let reply = try await raw.call(
+                path: "/test.Echo/Sleep", body: [0, 0, 0, 0, 1, 7], extraHeaders: [("grpc-timeout", "100m")])
+            #expect(reply.grpcStatus == Status.Code.deadlineExceeded.rawValue)
+            #expect(await observations.waitFor("sleep-cancelled"))
+            await client.close()
+        }
+    }
+
+    @Test func cancellingTheClientTaskCancelsTheServerHandler() async throws {
+        let observations = Observations()
+        try await withServer(observations: observations) { _, addresses in
+            let client = Self.tcpClient(addresses)
+            let call = Task { try await client.unary(path: "/test.Echo/Sleep", request: [1]) }
+            #expect(await observations.waitFor("sleep-started"))
+            call.cancel()
+            let result = await call.result
+            #expect(throws: RPCError.self) { try result.get() }
+            #expect(await observations.waitFor("sleep-cancelled"))
+            let again = try await client.unary(path: "/test.Echo/Unary", request: [2])
+            #expect(again.message == [2])
+            await client.close()
+        }
+    }
+
+    @Test func droppingAStreamMidwayCancelsIt() async throws {
+        try await withServer { _, addresses in
+            let client = Self.tcpClient(addresses)
+            do {
+                let stream = try await client.serverStreaming(path: "/test.Echo/Stream", request: [0x0F, 0xFF, 0xFF])
+                var iterator = stream.makeAsyncIterator()
+                _ = try await iterator.next()
+                _ = try await iterator.next()
+            }
+            let again = try await client.unary(path: "/test.Echo/Unary", request: [3])
+            #expect(again.message == [3])
+            await client.close()
+        }
+    }
+
+    @Test func aThousandConcurrentUnaryCallsSucceed() async throws {
+        try await withServer { _, addresses in
+            let client = Self.tcpClient(addresses)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<1000 {
+                    group.addTask {
+                        let request = [UInt8(truncatingIfNeeded: i), UInt8(truncatingIfNeeded: i >> 8)]
+                        let response = try await client.unary(path: "/test.Echo/Unary", request: request)
+                        #expect(response.message == request)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            await client.close()
+        }
+    }
+
+    @Test func aCallToAServerThatIsNotThereIsUnavailable() async throws {
+        let port = try await withServer { _, addresses in addresses.tcpPort! }
+        let client = GRPCClient(target: .tcp(host: "127.0.0.1", port: port))
+        await expectRPCError(.unavailable) { _ = try await client.unary(path: "/test.Echo/Unary", request: []) }
+        await client.close()
+    }
+}

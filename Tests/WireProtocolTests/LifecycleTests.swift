@@ -1,0 +1,94 @@
+import Glibc
+import Testing
+
+@testable import WireProtocol
+
+@Suite struct LifecycleTests {
+    @Test func gracefulShutdownLetsInFlightCallsFinishAndRefusesNewOnes() async throws {
+        let observations = Observations()
+        let server = GRPCServer(
+            configuration: ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 2),
+            methods: TestMethods.all(observations))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            let port = try await server.waitUntilListening().tcpPort!
+            let client = GRPCClient(target: .tcp(host: "127.0.0.1", port: port))
+            let inFlight = Task { try await client.unary(path: "/test.Echo/Slow", request: [5]) }
+            #expect(await observations.waitFor("slow-started"))
+            server.beginGracefulShutdown()
+            try await Task.sleep(for: .milliseconds(50))  // let the GOAWAY reach the client
+            await expectRPCError(.unavailable) { _ = try await client.unary(path: "/test.Echo/Unary", request: [6]) }
+            let response = try await inFlight.value
+            #expect(response.message == [5])
+            try await group.waitForAll()  // run() returned
+            await expectRPCError(.unavailable) { _ = try await client.unary(path: "/test.Echo/Unary", request: [7]) }
+            await client.close()
+        }
+    }
+
+    @Test func cancellingRunShutsTheServerDown() async throws {
+        let server = GRPCServer(
+            configuration: ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1), methods: [])
+        let run = Task { try await server.run() }
+        _ = try await server.waitUntilListening()
+        run.cancel()
+        try await run.value
+    }
+
+    @Test func aPortInUseFailsRunAndWaitUntilListening() async throws {
+        try await withServer { _, addresses in
+            let second = GRPCServer(
+                configuration: ServerConfiguration(tcp: .init(host: "127.0.0.1", port: addresses.tcpPort!)), methods: []
+            )
+            await #expect(throws: TransportError.self) { try await second.run() }
+            await #expect(throws: TransportError.self) { _ = try await second.waitUntilListening() }
+        }
+    }
+
+    @Test func aStaleUnixSocketFileIsReplaced() async throws {
+        let path = "/tmp/wire-stale-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = try Socket.unixAddress(path)
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        close(fd)
+        #expect(access(path, F_OK) == 0)
+        try await withServer(ServerConfiguration(unixSocketPath: path, eventLoopCount: 1)) { _, _ in
+            let client = GRPCClient(target: .unix(path: path))
+            let response = try await client.unary(path: "/test.Echo/Unary", request: [1])
+            #expect(response.message == [1])
+            await client.close()
+        }
+        #expect(access(path, F_OK) != 0)
+    }
+
+    @Test func aSlowReaderSuspendsTheWriterInsteadOfBufferingWithoutBound() async throws {
+        let observations = Observations()
+        try await withServer(observations: observations) { _, addresses in
+            let raw = try RawH2Client(port: addresses.tcpPort!)
+            let id = raw.open(path: "/test.Echo/Flood", body: [0, 0, 0, 0, 0])
+            try await raw.pump { !raw.replies[id]!.headers.isEmpty }
+            #expect(await observations.waitFor("flood-2"))
+            // The client reads no more. Give the handler time it would need to run far ahead.
+            try await Task.sleep(for: .milliseconds(300))
+            let written = observations.events.filter { $0.hasPrefix("flood-") }.count
+            #expect(written < 50, "the writer ran \(written) messages ahead of a client that reads nothing")
+            raw.reset(id)
+            try await raw.pump { raw.replies[id]!.closed }
+            #expect(await observations.waitFor("flood-stopped"))
+        }
+    }
+
+    @Test func idleConnectionsAreClosedAfterTheIdleTimeout() async throws {
+        var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
+        configuration.idleTimeout = .milliseconds(100)
+        try await withServer(configuration) { _, addresses in
+            let raw = try RawH2Client(port: addresses.tcpPort!)
+            try await raw.pump { raw.goawayCode != nil || raw.connectionClosed }
+            #expect(raw.goawayCode == 0)
+        }
+    }
+}
