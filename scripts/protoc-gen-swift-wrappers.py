@@ -616,18 +616,36 @@ def emit_bridge(out, model, message):
     out.append("    static func cInitialize(_ message: UnsafeMutablePointer<CMessage>) {\n")
     out.append(f"        {lower}__init(message)\n")
     out.append("    }\n\n")
-    out.append("    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {\n")
-    out.append(f"        {lower}__unpack(nil, count, bytes)\n")
-    out.append("    }\n\n")
-    out.append("    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {\n")
-    out.append(f"        {lower}__free_unpacked(message, nil)\n")
-    out.append("    }\n\n")
-    out.append("    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {\n")
-    out.append(f"        {lower}__get_packed_size(message)\n")
-    out.append("    }\n\n")
-    out.append("    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {\n")
-    out.append(f"        {lower}__pack(message, out)\n")
-    out.append("    }\n\n")
+    if len(message.path) == 1:
+        out.append("    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {\n")
+        out.append(f"        {lower}__unpack(nil, count, bytes)\n")
+        out.append("    }\n\n")
+        out.append("    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {\n")
+        out.append(f"        {lower}__free_unpacked(message, nil)\n")
+        out.append("    }\n\n")
+        out.append("    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {\n")
+        out.append(f"        {lower}__get_packed_size(message)\n")
+        out.append("    }\n\n")
+        out.append("    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {\n")
+        out.append(f"        {lower}__pack(message, out)\n")
+        out.append("    }\n\n")
+    else:
+        # protoc-c writes only `__init` for nested messages; the generic functions are what the
+        # top-level wrappers call.
+        out.append("    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {\n")
+        out.append("        protobuf_c_message_unpack(cDescriptor, nil, count, bytes).map {\n")
+        out.append("            UnsafeMutableRawPointer($0).assumingMemoryBound(to: CMessage.self)\n")
+        out.append("        }\n")
+        out.append("    }\n\n")
+        out.append("    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {\n")
+        out.append("        protobuf_c_message_free_unpacked(message.pointer(to: \\.base)!, nil)\n")
+        out.append("    }\n\n")
+        out.append("    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {\n")
+        out.append("        protobuf_c_message_get_packed_size(message.pointer(to: \\.base)!)\n")
+        out.append("    }\n\n")
+        out.append("    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {\n")
+        out.append("        protobuf_c_message_pack(message.pointer(to: \\.base)!, out)\n")
+        out.append("    }\n\n")
 
     # C -> Swift
     out.append("    init(cMessage message: UnsafePointer<CMessage>) {\n")
@@ -705,8 +723,9 @@ def emit_bridge(out, model, message):
             if field.type in SCALARS:
                 out.append(f"            {target} = arena.cArray({prop})\n")
             else:
-                encoded = encode_value(model, field, "$0").replace("arena.", "$1.")
-                out.append(f"            {target} = arena.cArray({prop}) {{ {encoded} }}\n")
+                encoded = encode_value(model, field, "value")
+                arena = "arena" if "arena." in encoded else "_"
+                out.append(f"            {target} = arena.cArray({prop}) {{ value, {arena} in {encoded} }}\n")
             out.append("        }\n")
         elif member.presence_oneof is not None:
             case_field, number = member.presence_oneof
@@ -756,7 +775,10 @@ def check_c_names(model, include_dir):
                     headers += f.read()
     for entry in model.files:
         for message in model._all_messages(entry["messages"]):
-            for needle in (f"struct  {message.c_type}\n", f"{message.c_lower}__unpack\n"):
+            needles = [f"struct  {message.c_type}\n", f"{message.c_lower}__init\n"]
+            if len(message.path) == 1:
+                needles.append(f"{message.c_lower}__unpack\n")
+            for needle in needles:
                 if needle not in headers:
                     raise GeneratorError(f"{message.full_name}: `{needle.strip()}` not in the protoc-c headers")
             body = headers.split(f"struct  {message.c_type}\n", 1)[1].split("\n};", 1)[0]

@@ -586,7 +586,7 @@ extension Interop.StreamingOutputCallRequest: CMessageBridge {
     func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
         if !self.responseParameters.isEmpty {
             message.pointee.n_response_parameters = self.responseParameters.count
-            message.pointee.response_parameters = arena.cArray(self.responseParameters) { $1.cMessage($0) }
+            message.pointee.response_parameters = arena.cArray(self.responseParameters) { value, arena in arena.cMessage(value) }
         }
         if let value = self.payload {
             message.pointee.payload = arena.cMessage(value)

@@ -76,7 +76,7 @@ extension Descriptor: CMessageBridge {
     func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
         if !self.labels.isEmpty {
             message.pointee.n_labels = self.labels.count
-            message.pointee.labels = arena.cArray(self.labels) { $1.cMessage($0) }
+            message.pointee.labels = arena.cArray(self.labels) { value, arena in arena.cMessage(value) }
         }
         if let value = self.pixelBuffer {
             message.pointee.pixel_buffer = arena.cMessage(value)
@@ -464,7 +464,7 @@ extension QueryResponse: CMessageBridge {
     func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
         if !self.results.isEmpty {
             message.pointee.n_results = self.results.count
-            message.pointee.results = arena.cArray(self.results) { $1.cMessage($0) }
+            message.pointee.results = arena.cArray(self.results) { value, arena in arena.cMessage(value) }
         }
     }
 }
@@ -646,7 +646,7 @@ extension QueryResult: CMessageBridge {
         }
         if !self.matchedTerms.isEmpty {
             message.pointee.n_matched_terms = self.matchedTerms.count
-            message.pointee.matched_terms = arena.cArray(self.matchedTerms) { $1.cString($0) }
+            message.pointee.matched_terms = arena.cArray(self.matchedTerms) { value, arena in arena.cString(value) }
         }
         if let value = self.relatedTo {
             message.pointee.related_to = arena.cMessage(value)
@@ -813,19 +813,19 @@ extension SearchRequest: CMessageBridge {
         }
         if !self.disabledLabels.isEmpty {
             message.pointee.n_disabled_labels = self.disabledLabels.count
-            message.pointee.disabled_labels = arena.cArray(self.disabledLabels) { $1.cString($0) }
+            message.pointee.disabled_labels = arena.cArray(self.disabledLabels) { value, arena in arena.cString(value) }
         }
         if !self.entityTypes.isEmpty {
             message.pointee.n_entity_types = self.entityTypes.count
-            message.pointee.entity_types = arena.cArray(self.entityTypes) { $1.cString($0) }
+            message.pointee.entity_types = arena.cArray(self.entityTypes) { value, arena in arena.cString(value) }
         }
         if !self.categories.isEmpty {
             message.pointee.n_categories = self.categories.count
-            message.pointee.categories = arena.cArray(self.categories) { $1.cString($0) }
+            message.pointee.categories = arena.cArray(self.categories) { value, arena in arena.cString(value) }
         }
         if !self.filters.isEmpty {
             message.pointee.n_filters = self.filters.count
-            message.pointee.filters = arena.cArray(self.filters) { $1.cMessage($0) }
+            message.pointee.filters = arena.cArray(self.filters) { value, arena in arena.cMessage(value) }
         }
         if let value = self.`where` {
             message.pointee.`where` = arena.cMessage(value)
@@ -995,7 +995,7 @@ extension ValueSet: CMessageBridge {
     func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
         if !self.values.isEmpty {
             message.pointee.n_values = self.values.count
-            message.pointee.values = arena.cArray(self.values) { $1.cString($0) }
+            message.pointee.values = arena.cArray(self.values) { value, arena in arena.cString(value) }
         }
     }
 }
@@ -1236,7 +1236,7 @@ extension FilterList: CMessageBridge {
     func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
         if !self.expressions.isEmpty {
             message.pointee.n_expressions = self.expressions.count
-            message.pointee.expressions = arena.cArray(self.expressions) { $1.cMessage($0) }
+            message.pointee.expressions = arena.cArray(self.expressions) { value, arena in arena.cMessage(value) }
         }
     }
 }
@@ -1402,19 +1402,19 @@ extension SearchState: CMessageBridge {
         }
         if !self.chips.isEmpty {
             message.pointee.n_chips = self.chips.count
-            message.pointee.chips = arena.cArray(self.chips) { $1.cMessage($0) }
+            message.pointee.chips = arena.cArray(self.chips) { value, arena in arena.cMessage(value) }
         }
         if !self.facets.isEmpty {
             message.pointee.n_facets = self.facets.count
-            message.pointee.facets = arena.cArray(self.facets) { $1.cMessage($0) }
+            message.pointee.facets = arena.cArray(self.facets) { value, arena in arena.cMessage(value) }
         }
         if !self.appliedFilters.isEmpty {
             message.pointee.n_applied_filters = self.appliedFilters.count
-            message.pointee.applied_filters = arena.cArray(self.appliedFilters) { $1.cMessage($0) }
+            message.pointee.applied_filters = arena.cArray(self.appliedFilters) { value, arena in arena.cMessage(value) }
         }
         if !self.results.isEmpty {
             message.pointee.n_results = self.results.count
-            message.pointee.results = arena.cArray(self.results) { $1.cMessage($0) }
+            message.pointee.results = arena.cArray(self.results) { value, arena in arena.cMessage(value) }
         }
         if !self.nextPageToken.isEmpty {
             message.pointee.next_page_token = arena.cString(self.nextPageToken)
@@ -1422,7 +1422,7 @@ extension SearchState: CMessageBridge {
         message.pointee.total_hits = self.totalHits
         if !self.relaxations.isEmpty {
             message.pointee.n_relaxations = self.relaxations.count
-            message.pointee.relaxations = arena.cArray(self.relaxations) { $1.cMessage($0) }
+            message.pointee.relaxations = arena.cArray(self.relaxations) { value, arena in arena.cMessage(value) }
         }
         message.pointee.expires_at_unix_ms = self.expiresAtUnixMs
         if let value = self.sort {
@@ -1430,7 +1430,7 @@ extension SearchState: CMessageBridge {
         }
         if !self.browseCategories.isEmpty {
             message.pointee.n_browse_categories = self.browseCategories.count
-            message.pointee.browse_categories = arena.cArray(self.browseCategories) { $1.cMessage($0) }
+            message.pointee.browse_categories = arena.cArray(self.browseCategories) { value, arena in arena.cMessage(value) }
         }
         message.pointee.source = Vicontinue__V1__Source(rawValue: .init(truncatingIfNeeded: self.source.rawValue))
         if !self.locale.isEmpty {
@@ -1587,7 +1587,7 @@ extension Facet: CMessageBridge {
         message.pointee.kind = Vicontinue__V1__FacetKind(rawValue: .init(truncatingIfNeeded: self.kind.rawValue))
         if !self.values.isEmpty {
             message.pointee.n_values = self.values.count
-            message.pointee.values = arena.cArray(self.values) { $1.cMessage($0) }
+            message.pointee.values = arena.cArray(self.values) { value, arena in arena.cMessage(value) }
         }
     }
 }
@@ -1979,7 +1979,7 @@ extension Destination: CMessageBridge {
         }
         if !self.params.isEmpty {
             message.pointee.n_params = self.params.count
-            message.pointee.params = arena.cArray(self.params) { $1.cMessage($0) }
+            message.pointee.params = arena.cArray(self.params) { value, arena in arena.cMessage(value) }
         }
         if let value = self.entity {
             message.pointee.entity = arena.cMessage(value)
@@ -2346,11 +2346,11 @@ extension Entity: CMessageBridge {
         }
         if !self.tags.isEmpty {
             message.pointee.n_tags = self.tags.count
-            message.pointee.tags = arena.cArray(self.tags) { $1.cString($0) }
+            message.pointee.tags = arena.cArray(self.tags) { value, arena in arena.cString(value) }
         }
         if !self.attributes.isEmpty {
             message.pointee.n_attributes = self.attributes.count
-            message.pointee.attributes = arena.cArray(self.attributes) { $1.cMessage($0) }
+            message.pointee.attributes = arena.cArray(self.attributes) { value, arena in arena.cMessage(value) }
         }
         if !self.imageURL.isEmpty {
             message.pointee.image_url = arena.cString(self.imageURL)
@@ -2360,15 +2360,15 @@ extension Entity: CMessageBridge {
         }
         if !self.prints.isEmpty {
             message.pointee.n_prints = self.prints.count
-            message.pointee.prints = arena.cArray(self.prints) { $1.cMessage($0) }
+            message.pointee.prints = arena.cArray(self.prints) { value, arena in arena.cMessage(value) }
         }
         if !self.related.isEmpty {
             message.pointee.n_related = self.related.count
-            message.pointee.related = arena.cArray(self.related) { $1.cMessage($0) }
+            message.pointee.related = arena.cArray(self.related) { value, arena in arena.cMessage(value) }
         }
         if !self.localized.isEmpty {
             message.pointee.n_localized = self.localized.count
-            message.pointee.localized = arena.cArray(self.localized) { $1.cMessage($0) }
+            message.pointee.localized = arena.cArray(self.localized) { value, arena in arena.cMessage(value) }
         }
         if !self.link.isEmpty {
             message.pointee.link = arena.cString(self.link)
@@ -2610,7 +2610,7 @@ extension UpsertEntitiesRequest: CMessageBridge {
     func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
         if !self.entities.isEmpty {
             message.pointee.n_entities = self.entities.count
-            message.pointee.entities = arena.cArray(self.entities) { $1.cMessage($0) }
+            message.pointee.entities = arena.cArray(self.entities) { value, arena in arena.cMessage(value) }
         }
     }
 }
@@ -2682,7 +2682,7 @@ extension DeleteEntitiesRequest: CMessageBridge {
     func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
         if !self.entities.isEmpty {
             message.pointee.n_entities = self.entities.count
-            message.pointee.entities = arena.cArray(self.entities) { $1.cMessage($0) }
+            message.pointee.entities = arena.cArray(self.entities) { value, arena in arena.cMessage(value) }
         }
     }
 }
@@ -2758,7 +2758,7 @@ extension CatalogUpdateResponse: CMessageBridge {
         message.pointee.catalog_version = self.catalogVersion
         if !self.errors.isEmpty {
             message.pointee.n_errors = self.errors.count
-            message.pointee.errors = arena.cArray(self.errors) { $1.cMessage($0) }
+            message.pointee.errors = arena.cArray(self.errors) { value, arena in arena.cMessage(value) }
         }
     }
 }
