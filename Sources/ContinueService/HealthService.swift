@@ -70,7 +70,8 @@ public final class HealthService: Sendable {
 
     /// The current status of `service`, then each change, until ``stopWatching()`` or cancellation.
     private func watch(_ service: String) -> AsyncStream<ServingStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ServingStatus.self, bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ServingStatus.self, bufferingPolicy: .bufferingNewest(1))
         let id: Int? = state.withLock { state in
             continuation.yield(state.statuses[service] ?? .serviceUnknown)
             if state.stopped { return nil }

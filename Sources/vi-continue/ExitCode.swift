@@ -16,7 +16,13 @@ enum ExitCode {
 
 /// Writes one line to standard error.
 func writeError(_ message: String) {
-    var line = message
-    line += "\n"
-    fputs(line, stderr)
+    var line = Array((message + "\n").utf8)
+    line.withUnsafeMutableBytes { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+            if written <= 0 { break }
+            offset += written
+        }
+    }
 }

@@ -71,7 +71,7 @@ enum ServeCommand {
 }
 
 /// Turns SIGTERM and SIGINT into one call of a shutdown action.
-final class ShutdownSignals: Sendable {
+final class ShutdownSignals {
     private let sources: [any DispatchSourceSignal]
 
     init(_ action: @escaping @Sendable () -> Void) {

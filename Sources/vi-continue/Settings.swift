@@ -15,7 +15,7 @@ struct Settings {
     /// The option's value: the flag if given, else `VI_CONTINUE_<NAME>`.
     func value(_ name: String) -> String? {
         if let value = arguments.value(name) { return value }
-        let variable = "VI_CONTINUE_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+        let variable = "VI_CONTINUE_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
         return Self.environment(variable)
     }
 

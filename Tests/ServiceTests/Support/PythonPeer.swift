@@ -30,13 +30,23 @@ enum PythonPeer {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // Read both pipes while the process runs, so a chatty peer never blocks on a full pipe.
-        async let out = Task.detached { stdout.fileHandleForReading.readDataToEndOfFile() }.value
-        async let err = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }.value
+        // The blocking reads run on threads of their own: on the cooperative pool they would
+        // starve the in-process server the peer is talking to.
+        async let out = readToEnd(stdout)
+        async let err = readToEnd(stderr)
         let (outData, errData) = await (out, err)
         process.waitUntilExit()
         return Output(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    private static func readToEnd(_ pipe: Pipe) async -> Data {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile())
+            }
+        }
     }
 
     /// A long-running peer server; stopped by closing its stdin.
