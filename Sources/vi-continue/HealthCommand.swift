@@ -1,4 +1,7 @@
 import ArgumentParsing
+import ContinueService
+import SearchAPI
+import WireProtocol
 
 /// `vi-continue health`: asks a server whether it serves.
 enum HealthCommand {
@@ -6,6 +9,9 @@ enum HealthCommand {
         name: "health",
         abstract: "Check that a server is serving (grpc.health.v1).",
         discussion: """
+            Exits 0 when the server (or the named service) is SERVING, 1 when it answers anything
+            else or does not know the service, 3 when it cannot be reached.
+
             EXAMPLES:
               vi-continue health
               vi-continue health --server unix:/tmp/vi-continue.sock --json
@@ -13,11 +19,69 @@ enum HealthCommand {
         options: [
             OptionSpec("server", valueName: "ADDR", help: "host:port or unix:PATH (default 127.0.0.1:50051)."),
             OptionSpec("service", valueName: "NAME", help: "A service name; empty asks about the server."),
+            OptionSpec("timeout", valueName: "SECONDS", help: "Give up after this long (default 5)."),
         ],
         flags: [FlagSpec("json", help: "Print one JSON object.")])
 
     static func run(_ arguments: ParsedArguments) async -> Int32 {
-        writeError("error: health is not available yet")
-        return ExitCode.rpcFailure
+        let settings = Settings(arguments)
+        let address = settings.value("server") ?? "127.0.0.1:50051"
+        guard let target = ServiceClient.target(parsing: address) else {
+            writeError("error: --server '\(address)' is not host:port or unix:PATH")
+            return ExitCode.usage
+        }
+        guard let seconds = Double(settings.value("timeout") ?? "5"), seconds > 0 else {
+            writeError("error: --timeout must be a positive number of seconds")
+            return ExitCode.usage
+        }
+        let service = arguments.value("service") ?? ""
+        let client = ServiceClient(target: target)
+        defer { Task { await client.close() } }
+        do {
+            let response = try await client.checkHealth(
+                Health.CheckRequest(service: service), options: CallOptions(timeout: .seconds(seconds)))
+            let name = statusName(response.status)
+            if arguments.flag("json") {
+                print(#"{"server":\#(jsonString(address)),"service":\#(jsonString(service)),"status":"\#(name)"}"#)
+            } else {
+                print(name)
+            }
+            return response.status == .serving ? ExitCode.ok : ExitCode.notFound
+        } catch let error as RPCError where error.code == .notFound {
+            writeError("error: \(address) does not know the service '\(service)'")
+            return ExitCode.notFound
+        } catch {
+            writeError("error: \(address): \(error)")
+            return ExitCode.rpcFailure
+        }
     }
+
+    static func statusName(_ status: Health.CheckResponse.ServingStatus) -> String {
+        switch status {
+        case .serving: "SERVING"
+        case .notServing: "NOT_SERVING"
+        case .serviceUnknown: "SERVICE_UNKNOWN"
+        case .unknown: "UNKNOWN"
+        case .unrecognized(let value): "UNRECOGNIZED(\(value))"
+        }
+    }
+}
+
+/// A JSON string literal for `value`.
+func jsonString(_ value: String) -> String {
+    var out = "\""
+    for scalar in value.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20:
+            let hex = String(scalar.value, radix: 16)
+            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
 }

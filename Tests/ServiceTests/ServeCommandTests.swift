@@ -1,0 +1,81 @@
+import ContinueService
+import Foundation
+import SearchAPI
+import Testing
+import WireProtocol
+
+/// The real `vi-continue serve` process: started on ephemeral addresses, reached by a stock
+/// grpcio client, and stopped by SIGTERM.
+@Suite struct ServeCommandTests {
+    static var executable: URL { PythonPeer.repositoryRoot.appendingPathComponent(".build/debug/vi-continue") }
+
+    /// A running `vi-continue serve`.
+    final class ServeProcess: @unchecked Sendable {
+        let process = Process()
+        let stderr = Pipe()
+        let port: Int
+        let socketPath: String
+
+        init() throws {
+            socketPath =
+                NSTemporaryDirectory() + "vi-continue-serve-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+            process.executableURL = ServeCommandTests.executable
+            process.arguments = ["serve", "--port", "0", "--unix-socket", socketPath]
+            process.standardError = stderr
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            // The first line is "vi-continue: serving on 127.0.0.1:PORT and unix:PATH".
+            var line: [UInt8] = []
+            while let byte = stderr.fileHandleForReading.readData(ofLength: 1).first, byte != UInt8(ascii: "\n") {
+                line.append(byte)
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            guard let range = text.range(of: "127.0.0.1:"),
+                let port = Int(text[range.upperBound...].prefix { $0.isNumber })
+            else {
+                process.terminate()
+                throw PythonPeer.PeerError(message: "serve did not start: \(text)")
+            }
+            self.port = port
+        }
+
+        /// Sends SIGTERM and waits for the exit status.
+        func terminate() -> Int32 {
+            process.terminate()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    @Test("serve answers a grpcio health check on TCP and our client on the Unix socket, and exits 0 on SIGTERM")
+    func serveAndStop() async throws {
+        let serve = try ServeProcess()
+        let output = try await PythonPeer.run("health_check.py", ["127.0.0.1:\(serve.port)"])
+        #expect(output.stdout == "SERVING\n", "\(output.stderr)")
+        let client = ServiceClient(target: .unix(path: serve.socketPath))
+        let status = try await client.checkHealth().status
+        #expect(status == .serving)
+        await client.close()
+        #expect(serve.terminate() == 0)
+        #expect(!FileManager.default.fileExists(atPath: serve.socketPath), "the socket file is left behind")
+    }
+
+    @Test("SIGTERM lets an in-flight call finish before the process exits 0")
+    func sigtermDrainsInFlightCalls() async throws {
+        let serve = try ServeProcess()
+        let client = GRPCClient(target: .tcp(host: "127.0.0.1", port: serve.port))
+        let stream = try await client.serverStreaming(
+            path: MethodPaths.Health.watch, request: Health.CheckRequest().serializedBytes())
+        var iterator = stream.makeAsyncIterator()
+        let first = try await Health.CheckResponse(serializedBytes: #require(try await iterator.next()))
+        #expect(first.status == .serving)
+        // Watch is the one call that would run forever; shutdown ends it with NOT_SERVING and OK.
+        serve.process.terminate()
+        let last = try await Health.CheckResponse(serializedBytes: #require(try await iterator.next()))
+        #expect(last.status == .notServing)
+        #expect(try await iterator.next() == nil)
+        serve.process.waitUntilExit()
+        #expect(serve.process.terminationStatus == 0)
+        await client.close()
+    }
+}
