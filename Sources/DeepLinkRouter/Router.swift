@@ -1,0 +1,114 @@
+/// Resolves app-scheme URLs, universal links and open-intent targets to destinations, and
+/// generates canonical links back.
+///
+/// Immutable and `Sendable`: build one per route table and share it. Resolving only navigates;
+/// it never loads content. The lookup itself does not allocate: parsing, matching and decoding
+/// work in stack memory, and only the returned destination is built on the heap.
+public struct Router: Sendable {
+    /// The table this router was built from.
+    public let table: RouteTable
+    /// URLs longer than this many UTF-8 bytes are refused with `.tooLong`.
+    public let maxURLLength: Int
+    let matcher: Matcher
+    let schemes: [[UInt8]]
+    let hosts: [[UInt8]]
+    let entityRoutes: [String: Int]
+    let fallback: RouteInfo?
+
+    /// Creates a router.
+    ///
+    /// - Parameters:
+    ///   - table: A loaded route table.
+    ///   - maxURLLength: The longest URL accepted, in UTF-8 bytes.
+    public init(table: RouteTable, maxURLLength: Int = 8192) {
+        self.table = table
+        self.maxURLLength = maxURLLength
+        matcher = Matcher(routes: table.infos)
+        schemes = table.schemes.map { Array($0.utf8) }
+        hosts = table.hosts.map { Array($0.utf8) }
+        var entityRoutes: [String: Int] = [:]
+        for info in table.infos {
+            if let type = info.entityType { entityRoutes[type] = info.index }
+        }
+        self.entityRoutes = entityRoutes
+        fallback = table.fallbackRoute.flatMap { name in table.infos.first { $0.name == name } }
+    }
+
+    /// The routes in precedence order.
+    public var routes: [Route] { table.routes }
+
+    /// The entity types among `types` that no route opens, sorted; a type without an open
+    /// route cannot appear in results.
+    ///
+    /// - Parameter types: The entity types of a catalog.
+    /// - Returns: The types without a route.
+    public func missingRoutes(forEntityTypes types: some Sequence<String>) -> [String] {
+        Set(types.filter { entityRoutes[$0] == nil }).sorted()
+    }
+
+    // MARK: Path lookup
+
+    /// The result of a raw path lookup: the route and where its path parameters are.
+    public struct PathMatch: Sendable {
+        /// The index of the matched route in `routes`.
+        public let routeIndex: Int
+        /// How many path parameters were captured (at most 8 are recorded).
+        public let parameterCount: Int
+        var bounds: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+
+        /// The UTF-8 offsets of a captured (still percent-encoded) parameter in the path.
+        ///
+        /// - Parameter index: The parameter's position among the route's path parameters.
+        /// - Returns: The byte range in the looked-up path.
+        public func parameterRange(at index: Int) -> Range<Int> {
+            precondition(index >= 0 && index < min(parameterCount, 8), "parameter index out of range")
+            let packed = withUnsafeBytes(of: bounds) { $0.load(fromByteOffset: index * 8, as: UInt64.self) }
+            return Int(packed >> 32)..<Int(packed & 0xFFFF_FFFF)
+        }
+    }
+
+    /// Matches a path such as `/album/abbey-road` against the routes, as an HTTP router would.
+    ///
+    /// No URL parsing and no decoding into strings: this is the routing step alone.
+    ///
+    /// - Parameter path: A path starting with `/`.
+    /// - Returns: The match, or `nil` when no route matches.
+    @inline(__always)
+    public func lookup(path: String) -> PathMatch? {
+        var path = path
+        return path.withUTF8 { bytes -> PathMatch? in
+            guard bytes.count > 0, bytes[0] == 0x2F else { return nil }
+            let captureCount = 2 * matcher.maxCaptures + 2
+            return withUnsafeTemporaryAllocation(of: Int.self, capacity: captureCount) { captures in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { scratch in
+                    let route = match(
+                        bytes.baseAddress!, start: 1, end: bytes.count, scratch: scratch.baseAddress!,
+                        captures: captures.baseAddress!)
+                    guard route >= 0 else { return nil }
+                    let count = table.infos[route].pathParameters.count
+                    var match = PathMatch(routeIndex: route, parameterCount: count, bounds: (0, 0, 0, 0, 0, 0, 0, 0))
+                    withUnsafeMutableBytes(of: &match.bounds) { raw in
+                        for index in 0..<min(count, 8) {
+                            let packed = UInt64(captures[2 * index]) << 32 | UInt64(captures[2 * index + 1])
+                            raw.storeBytes(of: packed, toByteOffset: index * 8, as: UInt64.self)
+                        }
+                    }
+                    return match
+                }
+            }
+        }
+    }
+
+    /// Runs the matcher with the trailing-slash policy.
+    @inline(__always)
+    func match(
+        _ path: UnsafePointer<UInt8>, start: Int, end: Int, scratch: UnsafeMutablePointer<UInt8>,
+        captures: UnsafeMutablePointer<Int>
+    ) -> Int {
+        let found = matcher.match(
+            Matcher.Lookup(path: path, end: end, scratch: scratch, captures: captures), start: start)
+        if found >= 0 || table.trailingSlash == .strict || end <= start || path[end - 1] != 0x2F { return found }
+        return matcher.match(
+            Matcher.Lookup(path: path, end: end - 1, scratch: scratch, captures: captures), start: start)
+    }
+}
