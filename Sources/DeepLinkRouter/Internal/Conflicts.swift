@@ -5,6 +5,7 @@
 /// Candidates cover every non-empty intersection: an enum's values (an enum is finite), and one
 /// representative of each other kind.
 func commonValue(_ a: ParameterType, _ b: ParameterType) -> String? {
+    if a.rankClass >= 2 && b.rankClass >= 2 { return "x" }
     let candidates = a.values + b.values + ["1", "a", "00000000-0000-0000-0000-000000000000", "x"]
     return candidates.first { a.accepts($0) && b.accepts($0) }
 }
