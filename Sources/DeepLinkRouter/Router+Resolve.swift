@@ -176,7 +176,7 @@ extension Router {
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { scratchBuffer in
                 let scratch = scratchBuffer.baseAddress!
                 if let refusal = checkPath(bytes, range, scratch: scratch) { return .refused(refusal) }
-                let route = match(
+                let route = core.match(
                     bytes.baseAddress!, start: range.lowerBound, end: range.upperBound, scratch: scratch,
                     captures: captures.baseAddress!)
                 if route < 0 { return fallback(bytes, layout, range, scratch: scratch) }

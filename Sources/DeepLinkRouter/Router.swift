@@ -5,15 +5,9 @@
 /// it never loads content. The lookup itself does not allocate: parsing, matching and decoding
 /// work in stack memory, and only the returned destination is built on the heap.
 public struct Router: Sendable {
-    /// The table this router was built from.
-    public let table: RouteTable
-    /// URLs longer than this many UTF-8 bytes are refused with `.tooLong`.
-    public let maxURLLength: Int
-    let matcher: Matcher
-    let schemes: [[UInt8]]
-    let hosts: [[UInt8]]
-    let entityRoutes: [String: Int]
-    let fallback: RouteInfo?
+    /// Everything the router holds, behind one reference so that copying a router costs one
+    /// retain.
+    let core: RouterCore
 
     /// Creates a router.
     ///
@@ -21,18 +15,18 @@ public struct Router: Sendable {
     ///   - table: A loaded route table.
     ///   - maxURLLength: The longest URL accepted, in UTF-8 bytes.
     public init(table: RouteTable, maxURLLength: Int = 8192) {
-        self.table = table
-        self.maxURLLength = maxURLLength
-        matcher = Matcher(routes: table.infos)
-        schemes = table.schemes.map { Array($0.utf8) }
-        hosts = table.hosts.map { Array($0.utf8) }
-        var entityRoutes: [String: Int] = [:]
-        for info in table.infos {
-            if let type = info.entityType { entityRoutes[type] = info.index }
-        }
-        self.entityRoutes = entityRoutes
-        fallback = table.fallbackRoute.flatMap { name in table.infos.first { $0.name == name } }
+        core = RouterCore(table: table, maxURLLength: maxURLLength)
     }
+
+    /// The table this router was built from.
+    public var table: RouteTable { core.table }
+    /// URLs longer than this many UTF-8 bytes are refused with `.tooLong`.
+    public var maxURLLength: Int { core.maxURLLength }
+    var matcher: Matcher { core.matcher }
+    var schemes: [[UInt8]] { core.schemes }
+    var hosts: [[UInt8]] { core.hosts }
+    var entityRoutes: [String: Int] { core.entityRoutes }
+    var fallback: RouteInfo? { core.fallback }
 
     /// The routes in precedence order.
     public var routes: [Route] { table.routes }
@@ -75,26 +69,60 @@ public struct Router: Sendable {
     /// - Returns: The match, or `nil` when no route matches.
     @inline(__always)
     public func lookup(path: String) -> PathMatch? {
+        let core = self.core
+        if let result = path.utf8.withContiguousStorageIfAvailable({ core.lookup($0) }) { return result }
         var path = path
-        return path.withUTF8 { bytes -> PathMatch? in
-            guard bytes.count > 0, bytes[0] == 0x2F else { return nil }
-            let captureCount = 2 * matcher.maxCaptures + 2
-            return withUnsafeTemporaryAllocation(of: Int.self, capacity: captureCount) { captures in
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { scratch in
-                    let route = match(
-                        bytes.baseAddress!, start: 1, end: bytes.count, scratch: scratch.baseAddress!,
-                        captures: captures.baseAddress!)
-                    guard route >= 0 else { return nil }
-                    let count = table.infos[route].pathParameters.count
-                    var match = PathMatch(routeIndex: route, parameterCount: count, bounds: (0, 0, 0, 0, 0, 0, 0, 0))
-                    withUnsafeMutableBytes(of: &match.bounds) { raw in
-                        for index in 0..<min(count, 8) {
-                            let packed = UInt64(captures[2 * index]) << 32 | UInt64(captures[2 * index + 1])
-                            raw.storeBytes(of: packed, toByteOffset: index * 8, as: UInt64.self)
-                        }
+        return path.withUTF8 { core.lookup($0) }
+    }
+}
+
+/// The state a router shares between its copies.
+final class RouterCore: Sendable {
+    let table: RouteTable
+    let maxURLLength: Int
+    let matcher: Matcher
+    let tables: MatcherTables
+    let schemes: [[UInt8]]
+    let hosts: [[UInt8]]
+    let entityRoutes: [String: Int]
+    let fallback: RouteInfo?
+    let strictTrailingSlash: Bool
+
+    init(table: RouteTable, maxURLLength: Int) {
+        self.table = table
+        self.maxURLLength = maxURLLength
+        matcher = Matcher(routes: table.infos)
+        tables = matcher.tables
+        schemes = table.schemes.map { Array($0.utf8) }
+        hosts = table.hosts.map { Array($0.utf8) }
+        var entityRoutes: [String: Int] = [:]
+        for info in table.infos {
+            if let type = info.entityType { entityRoutes[type] = info.index }
+        }
+        self.entityRoutes = entityRoutes
+        fallback = table.fallbackRoute.flatMap { name in table.infos.first { $0.name == name } }
+        strictTrailingSlash = table.trailingSlash == .strict
+    }
+
+    @inline(__always)
+    func lookup(_ bytes: UnsafeBufferPointer<UInt8>) -> Router.PathMatch? {
+        guard bytes.count > 0, bytes[0] == 0x2F else { return nil }
+        let captureCount = 2 * tables.maxCaptures + 2
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: captureCount) { captures in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { scratch in
+                let route = match(
+                    bytes.baseAddress!, start: 1, end: bytes.count, scratch: scratch.baseAddress!,
+                    captures: captures.baseAddress!)
+                guard route >= 0 else { return nil }
+                let count = Int(tables.parameterCounts[route])
+                var match = Router.PathMatch(routeIndex: route, parameterCount: count, bounds: (0, 0, 0, 0, 0, 0, 0, 0))
+                withUnsafeMutableBytes(of: &match.bounds) { raw in
+                    for index in 0..<min(count, 8) {
+                        let packed = UInt64(captures[2 * index]) << 32 | UInt64(captures[2 * index + 1])
+                        raw.storeBytes(of: packed, toByteOffset: index * 8, as: UInt64.self)
                     }
-                    return match
                 }
+                return match
             }
         }
     }
@@ -105,10 +133,11 @@ public struct Router: Sendable {
         _ path: UnsafePointer<UInt8>, start: Int, end: Int, scratch: UnsafeMutablePointer<UInt8>,
         captures: UnsafeMutablePointer<Int>
     ) -> Int {
-        let found = matcher.match(
-            Matcher.Lookup(path: path, end: end, scratch: scratch, captures: captures), start: start)
-        if found >= 0 || table.trailingSlash == .strict || end <= start || path[end - 1] != 0x2F { return found }
-        return matcher.match(
-            Matcher.Lookup(path: path, end: end - 1, scratch: scratch, captures: captures), start: start)
+        let tables = self.tables
+        let found = tables.match(
+            MatcherTables.Lookup(path: path, end: end, scratch: scratch, captures: captures), start: start)
+        if found >= 0 || strictTrailingSlash || end <= start || path[end - 1] != 0x2F { return found }
+        return tables.match(
+            MatcherTables.Lookup(path: path, end: end - 1, scratch: scratch, captures: captures), start: start)
     }
 }

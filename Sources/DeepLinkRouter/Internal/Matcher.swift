@@ -32,12 +32,10 @@ final class Matcher: @unchecked Sendable {
         var child: Int32
     }
 
-    let nodes: UnsafeMutableBufferPointer<Node>
-    let keys: UnsafeMutableBufferPointer<Key>
-    let typed: UnsafeMutableBufferPointer<TypedEdge>
-    let bytes: UnsafeMutableBufferPointer<UInt8>
-    /// The most path parameters of any route: the capture slots a lookup needs.
-    let maxCaptures: Int
+    /// The flattened tables, owned by this object; a plain struct of pointers so that lookups
+    /// copy it without reference counting.
+    let tables: MatcherTables
+    var maxCaptures: Int { tables.maxCaptures }
 
     private final class Builder {
         var statics: [([UInt8], Builder)] = []
@@ -139,20 +137,39 @@ final class Matcher: @unchecked Sendable {
             _ = buffer.initialize(from: array)
             return buffer
         }
-        nodes = copy(nodeList)
-        keys = copy(keyList)
-        typed = copy(typedList)
-        bytes = copy(byteList)
-        self.maxCaptures = maxCaptures
+        tables = MatcherTables(
+            nodes: copy(nodeList), keys: copy(keyList), typed: copy(typedList), bytes: copy(byteList),
+            parameterCounts: copy(routes.map { Int32($0.pathParameters.count) }), maxCaptures: maxCaptures)
     }
 
     deinit {
-        nodes.deallocate()
-        keys.deallocate()
-        typed.deallocate()
-        bytes.deallocate()
+        tables.nodes.deallocate()
+        tables.keys.deallocate()
+        tables.typed.deallocate()
+        tables.bytes.deallocate()
+        tables.parameterCounts.deallocate()
     }
+}
 
+/// The matcher's memory: the nodes, static keys, typed edges and key bytes.
+struct MatcherTables: @unchecked Sendable {
+    // @unchecked: read-only memory owned by a `Matcher`.
+    typealias Node = Matcher.Node
+    typealias Key = Matcher.Key
+    typealias TypedEdge = Matcher.TypedEdge
+
+    let nodes: UnsafeMutableBufferPointer<Node>
+    let keys: UnsafeMutableBufferPointer<Key>
+    let typed: UnsafeMutableBufferPointer<TypedEdge>
+    let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// The number of path parameters of each route.
+    let parameterCounts: UnsafeMutableBufferPointer<Int32>
+    /// The most path parameters of any route: the capture slots a lookup needs.
+    let maxCaptures: Int
+
+}
+
+extension Matcher {
     /// The first eight bytes of a key, zero-padded, as one integer.
     @inline(__always)
     static func prefix(_ base: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
@@ -166,6 +183,9 @@ final class Matcher: @unchecked Sendable {
         return value
     }
 
+}
+
+extension MatcherTables {
     /// The state of one lookup: the path bytes, where it ends, scratch memory for decoded
     /// segments (same indices as the path) and two capture slots per path parameter.
     struct Lookup {
