@@ -43,11 +43,7 @@ extension Router {
     /// Where the routing path of a parsed URL lies, or why the URL is refused.
     func routingPath(_ bytes: UnsafeBufferPointer<UInt8>, _ layout: URLLayout) -> Result<Range<Int>, Refusal> {
         let scheme = UnsafeBufferPointer(rebasing: bytes[0..<layout.schemeEnd])
-        var isApp = false
-        for candidate in schemes where candidate.elementsEqual(scheme) {
-            isApp = true
-            break
-        }
+        let isApp = layout.special == nil && scheme.count > 0 && schemes.contains(scheme)
         if !isApp && layout.special != .https {
             return .failure(
                 Refusal(
@@ -66,8 +62,8 @@ extension Router {
             return .success(layout.pathStart + 1..<layout.pathEnd)
         }
         let host = UnsafeBufferPointer(rebasing: bytes[layout.hostStart..<layout.hostEnd])
-        let hostText = String(decoding: host, as: UTF8.self)
-        guard hosts.contains(where: { $0.elementsEqual(host) }) else {
+        var hostText: String { String(decoding: host, as: UTF8.self) }
+        guard host.count > 0 && hosts.contains(host) else {
             return .failure(
                 Refusal(code: .hostNotAllowed, message: "host \"\(hostText)\" is not an allowed universal-link host"))
         }
@@ -171,7 +167,7 @@ extension Router {
         case .success(let path): range = path
         case .failure(let refusal): return .refused(refusal)
         }
-        let captureCount = 2 * matcher.maxCaptures + 2
+        let captureCount = 2 * core.tables.maxCaptures + 2
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: captureCount) { captures in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { scratchBuffer in
                 let scratch = scratchBuffer.baseAddress!

@@ -23,8 +23,8 @@ public struct Router: Sendable {
     /// URLs longer than this many UTF-8 bytes are refused with `.tooLong`.
     public var maxURLLength: Int { core.maxURLLength }
     var matcher: Matcher { core.matcher }
-    var schemes: [[UInt8]] { core.schemes }
-    var hosts: [[UInt8]] { core.hosts }
+    var schemes: ByteStrings { core.schemes }
+    var hosts: ByteStrings { core.hosts }
     var entityRoutes: [String: Int] { core.entityRoutes }
     var fallback: RouteInfo? { core.fallback }
 
@@ -82,8 +82,8 @@ final class RouterCore: Sendable {
     let maxURLLength: Int
     let matcher: Matcher
     let tables: MatcherTables
-    let schemes: [[UInt8]]
-    let hosts: [[UInt8]]
+    let schemes: ByteStrings
+    let hosts: ByteStrings
     let entityRoutes: [String: Int]
     let fallback: RouteInfo?
     let strictTrailingSlash: Bool
@@ -93,8 +93,8 @@ final class RouterCore: Sendable {
         self.maxURLLength = maxURLLength
         matcher = Matcher(routes: table.infos)
         tables = matcher.tables
-        schemes = table.schemes.map { Array($0.utf8) }
-        hosts = table.hosts.map { Array($0.utf8) }
+        schemes = ByteStrings(table.schemes)
+        hosts = ByteStrings(table.hosts)
         var entityRoutes: [String: Int] = [:]
         for info in table.infos {
             if let type = info.entityType { entityRoutes[type] = info.index }
@@ -102,6 +102,11 @@ final class RouterCore: Sendable {
         self.entityRoutes = entityRoutes
         fallback = table.fallbackRoute.flatMap { name in table.infos.first { $0.name == name } }
         strictTrailingSlash = table.trailingSlash == .strict
+    }
+
+    deinit {
+        schemes.deallocate()
+        hosts.deallocate()
     }
 
     @inline(__always)
@@ -139,5 +144,48 @@ final class RouterCore: Sendable {
         if found >= 0 || strictTrailingSlash || end <= start || path[end - 1] != 0x2F { return found }
         return tables.match(
             MatcherTables.Lookup(path: path, end: end - 1, scratch: scratch, captures: captures), start: start)
+    }
+}
+
+/// A few byte strings in raw memory, for comparisons that neither allocate nor retain.
+struct ByteStrings: @unchecked Sendable {
+    // @unchecked: read-only memory owned (and freed) by a `RouterCore`.
+    let bytes: UnsafeMutableBufferPointer<UInt8>
+    let ends: UnsafeMutableBufferPointer<Int>
+
+    init(_ strings: [String]) {
+        let joined = strings.flatMap { Array($0.utf8) }
+        bytes = .allocate(capacity: max(joined.count, 1))
+        _ = bytes.initialize(from: joined)
+        var end = 0
+        ends = .allocate(capacity: max(strings.count, 1))
+        for (index, string) in strings.enumerated() {
+            end += string.utf8.count
+            ends[index] = end
+        }
+        count = strings.count
+    }
+
+    let count: Int
+
+    func deallocate() {
+        bytes.deallocate()
+        ends.deallocate()
+    }
+
+    /// Whether one of the strings equals `candidate`.
+    @inline(__always)
+    func contains(_ candidate: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        for index in 0..<count {
+            let end = ends[index]
+            if end - start == candidate.count
+                && memoryEqual(bytes.baseAddress! + start, candidate.baseAddress!, candidate.count)
+            {
+                return true
+            }
+            start = end
+        }
+        return false
     }
 }

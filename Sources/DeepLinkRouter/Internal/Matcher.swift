@@ -16,6 +16,10 @@ final class Matcher: @unchecked Sendable {
         var stringChild: Int32 = -1
         var catchAllRoute: Int32 = -1
         var route: Int32 = -1
+        /// Where this node's hash table of static keys starts in `slots`, when it has one.
+        var hashStart: Int32 = 0
+        /// The table's size minus one; 0 when static keys are scanned linearly.
+        var hashMask: Int32 = 0
     }
 
     struct Key {
@@ -85,6 +89,7 @@ final class Matcher: @unchecked Sendable {
         var keyList: [Key] = []
         var typedList: [TypedEdge] = []
         var byteList: [UInt8] = []
+        var slotList: [Int32] = []
         var queue: [(Builder, Int)] = [(root, 0)]
         var head = 0
         func addKey(_ key: [UInt8], child: Int) -> Key {
@@ -106,6 +111,19 @@ final class Matcher: @unchecked Sendable {
                 nodeList.append(Node())
                 queue.append((child, nodeList.count - 1))
                 keyList.append(addKey(key, child: nodeList.count - 1))
+            }
+            if builder.statics.count >= Matcher.hashThreshold {
+                // Open addressing with linear probing, at most half full.
+                var size = 8
+                while size < builder.statics.count * 2 { size *= 2 }
+                node.hashStart = Int32(slotList.count)
+                node.hashMask = Int32(size - 1)
+                slotList.append(contentsOf: repeatElement(-1, count: size))
+                for keyIndex in Int(node.staticStart)..<keyList.count {
+                    var slot = Matcher.hash(keyList[keyIndex].prefix, Int(keyList[keyIndex].length)) & (size - 1)
+                    while slotList[Int(node.hashStart) + slot] >= 0 { slot = (slot + 1) & (size - 1) }
+                    slotList[Int(node.hashStart) + slot] = Int32(keyIndex)
+                }
             }
             var edges: [TypedEdge] = []
             for (type, child) in builder.typed {
@@ -139,7 +157,8 @@ final class Matcher: @unchecked Sendable {
         }
         tables = MatcherTables(
             nodes: copy(nodeList), keys: copy(keyList), typed: copy(typedList), bytes: copy(byteList),
-            parameterCounts: copy(routes.map { Int32($0.pathParameters.count) }), maxCaptures: maxCaptures)
+            parameterCounts: copy(routes.map { Int32($0.pathParameters.count) }), slots: copy(slotList),
+            maxCaptures: maxCaptures)
     }
 
     deinit {
@@ -148,6 +167,7 @@ final class Matcher: @unchecked Sendable {
         tables.typed.deallocate()
         tables.bytes.deallocate()
         tables.parameterCounts.deallocate()
+        tables.slots.deallocate()
     }
 }
 
@@ -164,12 +184,23 @@ struct MatcherTables: @unchecked Sendable {
     let bytes: UnsafeMutableBufferPointer<UInt8>
     /// The number of path parameters of each route.
     let parameterCounts: UnsafeMutableBufferPointer<Int32>
+    /// The hash tables of nodes with many static children: key indices, -1 for empty.
+    let slots: UnsafeMutableBufferPointer<Int32>
     /// The most path parameters of any route: the capture slots a lookup needs.
     let maxCaptures: Int
 
 }
 
 extension Matcher {
+    /// Nodes with at least this many static children find them by hashing.
+    static let hashThreshold = 6
+
+    /// The hash of a static key: its zero-padded first eight bytes and its length.
+    @inline(__always)
+    static func hash(_ prefix: UInt64, _ length: Int) -> Int {
+        Int(truncatingIfNeeded: ((prefix &+ UInt64(truncatingIfNeeded: length)) &* 0x9E37_79B9_7F4A_7C15) >> 40)
+    }
+
     /// The first eight bytes of a key, zero-padded, as one integer.
     @inline(__always)
     static func prefix(_ base: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
@@ -229,7 +260,25 @@ extension MatcherTables {
             segment = UnsafePointer(lookup.scratch + position)
         }
         let next = segmentEnd &+ 1
-        if node.staticCount > 0 {
+        if node.hashMask > 0 {
+            let prefix = Matcher.prefix(segment, length)
+            let mask = Int(node.hashMask)
+            var slot = Matcher.hash(prefix, length) & mask
+            while true {
+                let keyIndex = Int(slots[Int(node.hashStart) &+ slot])
+                if keyIndex < 0 { break }
+                let key = keys[keyIndex]
+                if key.prefix == prefix && Int(key.length) == length
+                    && (length <= 8
+                        || memoryEqual(bytes.baseAddress! + Int(key.offset) + 8, segment + 8, length &- 8))
+                {
+                    let found = match(node: Int(key.child), position: next, depth: depth, lookup)
+                    if found >= 0 { return found }
+                    break
+                }
+                slot = (slot &+ 1) & mask
+            }
+        } else if node.staticCount > 0 {
             let prefix = Matcher.prefix(segment, length)
             var edgeIndex = Int(node.staticStart)
             let edgeEnd = edgeIndex &+ Int(node.staticCount)

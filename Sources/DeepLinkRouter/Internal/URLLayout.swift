@@ -56,8 +56,8 @@ struct ByteWriter {
     mutating func appendEncoded(_ byte: UInt8, _ set: ByteSet) {
         if set.encodes(byte) {
             base[count] = 0x25
-            base[count + 1] = upperHexDigits.withUnsafeBufferPointer { $0[Int(byte >> 4)] }
-            base[count + 2] = upperHexDigits.withUnsafeBufferPointer { $0[Int(byte & 0xF)] }
+            base[count + 1] = upperHexDigit(byte >> 4)
+            base[count + 2] = upperHexDigit(byte & 0xF)
             count += 3
         } else {
             base[count] = byte
