@@ -1,0 +1,170 @@
+// Measures DeepLinkRouter on the shared route sets (path lookup, as httprouter is measured) and
+// on full URL strings → typed destinations for the demo table. Release build, warm-up, five
+// timed runs, median reported; heap allocations per operation counted by interposing malloc.
+//
+// Usage: RouterBench NAME=ROUTES[,REQUESTS] ... [--full DEMO_ROUTES_JSON]
+// Output: "NAME ns-per-lookup allocs-per-lookup" lines, then "full-url ns allocs".
+import CAllocCounter
+import DeepLinkRouter
+import Foundation
+
+struct Request {
+    var method: String
+    var path: String
+}
+
+func readRoutes(_ path: String) -> [Request] {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        fatalError("cannot read \(path)")
+    }
+    return text.split(separator: "\n").compactMap { line in
+        let fields = line.split(separator: " ")
+        if fields.isEmpty { return nil }
+        if fields.count == 2 { return Request(method: String(fields[0]), path: String(fields[1])) }
+        return Request(method: "GET", path: String(fields[0]))
+    }
+}
+
+/// One router per method, like httprouter's per-method trees.
+struct MethodRouters {
+    var methods: [String] = []
+    var routers: [Router] = []
+
+    init(routes: [Request]) {
+        var byMethod: [String: [Request]] = [:]
+        for route in routes { byMethod[route.method, default: []].append(route) }
+        for (method, list) in byMethod.sorted(by: { $0.key < $1.key }) {
+            let entries = list.enumerated().map { index, route in
+                // ":name" → "{name}", "*name" → "{*name}", "{p}" stays.
+                let pattern = route.path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                    if segment.hasPrefix(":") { return "{\(segment.dropFirst())}" }
+                    if segment.hasPrefix("*") { return "{*\(segment.dropFirst())}" }
+                    return String(segment)
+                }.joined(separator: "/")
+                return #"{"name":"r\#(index)","pattern":"\#(pattern)","screen":"s"}"#
+            }
+            let json = #"{"schemes":["bench"],"trailingSlash":"strict","routes":[\#(entries.joined(separator: ","))]}"#
+            do {
+                routers.append(Router(table: try RouteTable(jsonString: json)))
+                methods.append(method)
+            } catch {
+                fatalError("\(method) table: \(error)")
+            }
+        }
+    }
+
+    @inline(__always)
+    func lookup(method: String, path: String) -> Router.PathMatch? {
+        var index = 0
+        while index < methods.count {
+            if methods[index] == method { return routers[index].lookup(path: path) }
+            index += 1
+        }
+        return nil
+    }
+}
+
+@inline(never)
+func lookupAll(_ routers: MethodRouters, _ requests: [Request]) -> Int {
+    // Borrow everything once so the loop itself does no reference counting.
+    routers.routers.withUnsafeBufferPointer { routerList in
+        routers.methods.withUnsafeBufferPointer { methods in
+            requests.withUnsafeBufferPointer { requests in
+                var sum = 0
+                for index in 0..<requests.count {
+                    var method = 0
+                    while method < methods.count {
+                        if methods[method] == requests[index].method {
+                            if let match = routerList[method].lookup(path: requests[index].path) {
+                                sum &+= match.routeIndex &+ match.parameterCount
+                            }
+                            break
+                        }
+                        method += 1
+                    }
+                }
+                return sum
+            }
+        }
+    }
+}
+
+@inline(never)
+func resolveAll(_ router: Router, _ urls: [String]) -> Int {
+    var sum = 0
+    for url in urls {
+        if case .destination(let destination) = router.resolve(url: url) {
+            sum &+= destination.parameters.count &+ destination.screen.utf8.count
+        }
+    }
+    return sum
+}
+
+/// Median ns per item over five runs of about 0.2 s each, and heap allocations per item.
+func measure(items: Int, _ body: () -> Int) -> (ns: Double, allocs: Double) {
+    var sink = 0
+    let warmUpStart = ContinuousClock.now
+    var iterations = 0
+    while ContinuousClock.now - warmUpStart < .milliseconds(100) {
+        sink &+= body()
+        iterations += 1
+    }
+    let perRun = max(1, iterations * 2)
+    var samples: [Double] = []
+    var allocs = 0.0
+    for _ in 0..<5 {
+        let before = alloc_counter_count()
+        let start = ContinuousClock.now
+        for _ in 0..<perRun { sink &+= body() }
+        let elapsed = ContinuousClock.now - start
+        let after = alloc_counter_count()
+        let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
+        samples.append(nanoseconds / Double(perRun * items))
+        allocs = Double(after - before) / Double(perRun * items)
+    }
+    if sink == 42 { print("") }
+    samples.sort()
+    return (samples[2], allocs)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var demoPath: String? = nil
+if let index = arguments.firstIndex(of: "--full"), index + 1 < arguments.count {
+    demoPath = arguments[index + 1]
+    arguments.removeSubrange(index...(index + 1))
+}
+for argument in arguments {
+    let parts = argument.split(separator: "=", maxSplits: 1)
+    let files = parts[1].split(separator: ",")
+    let routes = readRoutes(String(files[0]))
+    let requests = files.count > 1 ? readRoutes(String(files[1])) : routes
+    let routers = MethodRouters(routes: routes)
+    for request in requests where routers.lookup(method: request.method, path: request.path) == nil {
+        FileHandle.standardError.write(
+            "\(parts[0]): no match for \(request.method) \(request.path)\n".data(using: .utf8)!)
+    }
+    let result = measure(items: requests.count) { lookupAll(routers, requests) }
+    print(parts[0], String(format: "%.1f %.2f", result.ns, result.allocs))
+}
+if let demoPath {
+    let router = Router(table: try RouteTable(contentsOfFile: demoPath))
+    let urls = [
+        "music://album/abbey-road?tab=credits",
+        "https://music.example.com/concert/1969",
+        "music://track/42?t=90",
+        "music://playlist/0f8fad5b-d9cb-469f-a165-70867728950e",
+        "https://www.music.example.com/artist/the-beatles",
+        "music://album/abbey-road/track/7",
+    ]
+    for url in urls where router.resolve(url: url).destination == nil { fatalError("\(url) does not resolve") }
+    let result = measure(items: urls.count) { resolveAll(router, urls) }
+    print("full-url", String(format: "%.1f %.2f", result.ns, result.allocs))
+    // Path lookup alone on the demo table, for reference.
+    let paths = ["/album/abbey-road", "/concert/1969", "/track/42", "/album/abbey-road/track/7"]
+    let lookup = measure(items: paths.count) {
+        var sum = 0
+        for path in paths { sum &+= router.lookup(path: path)?.routeIndex ?? 0 }
+        return sum
+    }
+    print("demo-lookup", String(format: "%.1f %.2f", lookup.ns, lookup.allocs))
+}
