@@ -1,5 +1,5 @@
-public import SearchAPI
-public import WireProtocol
+package import SearchAPI
+package import WireProtocol
 
 extension ServerMethod {
     /// A unary method whose handler takes and returns API messages.

@@ -1,4 +1,4 @@
-public import SearchAPI
+import SearchAPI
 public import WireProtocol
 
 /// `vicontinue.v1.VisualSearch`: thin handlers from API messages to the libraries.

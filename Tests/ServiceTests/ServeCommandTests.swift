@@ -67,11 +67,13 @@ import WireProtocol
         let stream = try await client.serverStreaming(
             path: MethodPaths.Health.watch, request: Health.CheckRequest().serializedBytes())
         var iterator = stream.makeAsyncIterator()
-        let first = try await Health.CheckResponse(serializedBytes: #require(try await iterator.next()))
+        let firstBytes = try await iterator.next()
+        let first = try Health.CheckResponse(serializedBytes: #require(firstBytes))
         #expect(first.status == .serving)
         // Watch is the one call that would run forever; shutdown ends it with NOT_SERVING and OK.
         serve.process.terminate()
-        let last = try await Health.CheckResponse(serializedBytes: #require(try await iterator.next()))
+        let lastBytes = try await iterator.next()
+        let last = try Health.CheckResponse(serializedBytes: #require(lastBytes))
         #expect(last.status == .notServing)
         #expect(try await iterator.next() == nil)
         serve.process.waitUntilExit()
