@@ -1,0 +1,126 @@
+internal import Foundation
+
+/// The fields the text index searches, with their BM25F weights.
+enum TextField: Int, CaseIterable, Sendable {
+    case title, tags, subtitle, category
+
+    /// Title outweighs tags, tags outweigh the subtitle, the category path counts least.
+    var weight: Float {
+        switch self {
+        case .title: 3
+        case .tags: 2
+        case .subtitle: 1
+        case .category: 0.5
+        }
+    }
+}
+
+/// An in-memory inverted index ranked with BM25F.
+///
+/// For a term t and a document d, the field-normalised term frequency is
+/// `tf̃ = Σ_f w_f · tf_f / (1 − b + b · len_f / avglen_f)`, the document frequency `df` counts
+/// documents containing t in any field, `idf = ln(1 + (N − df + 0.5) / (df + 0.5))`, and the
+/// score of a set of query terms is `Σ_t idf · tf̃ · (k1 + 1) / (tf̃ + k1)`. `tf̃` is computed at
+/// build time and stored in the postings, so a query only adds.
+struct TextIndex: Sendable {
+    static let k1: Float = 1.2
+    static let b: Float = 0.75
+
+    struct Posting: Sendable {
+        var doc: Int32
+        var tf: Float
+    }
+
+    private(set) var termIDs: [String: Int32] = [:]
+    private(set) var postings: [[Posting]] = []
+    private(set) var documentCount = 0
+    /// Analyzed title and tag phrases → documents, for exact label hits.
+    private(set) var exact: [String: [Int32]] = [:]
+    private(set) var averageLength: [Float] = []
+
+    /// Indexes `entities` in order; document numbers are array positions.
+    init(entities: [Entity], analyzer: Analyzer) {
+        documentCount = entities.count
+        let fields = TextField.allCases
+        var analyzed = [[[String]]]()
+        analyzed.reserveCapacity(entities.count)
+        var totals = [Double](repeating: 0, count: fields.count)
+        for e in entities {
+            let title = analyzer.terms(e.title)
+            let tagTerms = e.tags.map(analyzer.terms)
+            let perField = [title, tagTerms.flatMap { $0 }, analyzer.terms(e.subtitle), analyzer.terms(e.category)]
+            for f in fields { totals[f.rawValue] += Double(perField[f.rawValue].count) }
+            analyzed.append(perField)
+        }
+        averageLength = totals.map { entities.isEmpty ? 0 : Float($0 / Double(entities.count)) }
+        for (doc, e) in entities.enumerated() {
+            let perField = analyzed[doc]
+            var tf = [Int32: Float]()
+            for f in fields {
+                let terms = perField[f.rawValue]
+                guard !terms.isEmpty else { continue }
+                let norm = 1 - Self.b + Self.b * Float(terms.count) / max(averageLength[f.rawValue], 1e-9)
+                var counts = [String: Int]()
+                for t in terms { counts[t, default: 0] += 1 }
+                for (t, c) in counts {
+                    let id = termID(t)
+                    tf[id, default: 0] += f.weight * Float(c) / norm
+                }
+            }
+            for (id, value) in tf { postings[Int(id)].append(Posting(doc: Int32(doc), tf: value)) }
+            var phrases = Set<String>()
+            phrases.insert(perField[TextField.title.rawValue].joined(separator: " "))
+            for tag in e.tags { phrases.insert(analyzer.terms(tag).joined(separator: " ")) }
+            for p in phrases where !p.isEmpty { exact[p, default: []].append(Int32(doc)) }
+        }
+    }
+
+    private mutating func termID(_ term: String) -> Int32 {
+        if let id = termIDs[term] { return id }
+        let id = Int32(postings.count)
+        termIDs[term] = id
+        postings.append([])
+        return id
+    }
+
+    /// The inverse document frequency of a term (0 for unknown terms).
+    func idf(_ term: String) -> Float {
+        guard let id = termIDs[term] else { return 0 }
+        let df = Float(postings[Int(id)].count)
+        let n = Float(documentCount)
+        return log(1 + (n - df + 0.5) / (df + 0.5))
+    }
+
+    /// Documents containing every one of `terms`, with their BM25F scores.
+    ///
+    /// - Parameter terms: Analyzed terms; repeats count once.
+    /// - Returns: Document → score; empty when a term is unknown or `terms` is empty.
+    func matchAll(_ terms: [String]) -> [Int32: Float] {
+        let unique = Array(Set(terms))
+        guard !unique.isEmpty else { return [:] }
+        var lists = [(idf: Float, postings: [Posting])]()
+        for t in unique {
+            guard let id = termIDs[t] else { return [:] }
+            lists.append((idf(t), postings[Int(id)]))
+        }
+        lists.sort { $0.postings.count < $1.postings.count }
+        var scores = [Int32: Float](minimumCapacity: lists[0].postings.count)
+        for p in lists[0].postings { scores[p.doc] = Self.saturate(p.tf) * lists[0].idf }
+        for list in lists.dropFirst() {
+            var next = [Int32: Float](minimumCapacity: scores.count)
+            for p in list.postings {
+                if let s = scores[p.doc] { next[p.doc] = s + Self.saturate(p.tf) * list.idf }
+            }
+            scores = next
+            if scores.isEmpty { break }
+        }
+        return scores
+    }
+
+    /// Documents whose title or a tag analyzes to exactly `terms`.
+    func exactMatches(_ terms: [String]) -> [Int32] {
+        exact[terms.joined(separator: " ")] ?? []
+    }
+
+    @inline(__always) static func saturate(_ tf: Float) -> Float { tf * (k1 + 1) / (tf + k1) }
+}
