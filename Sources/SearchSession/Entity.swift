@@ -43,7 +43,7 @@ func formatNumber(_ n: Double) -> String {
 }
 
 /// A feature vector computed by a named model.
-public struct FeaturePrint: Hashable, Sendable {
+public struct FeaturePrint: Hashable, Sendable, Codable {
     /// The model that computed the print; prints are compared only with prints of the same model.
     public var model: String
     /// The vector.
