@@ -113,7 +113,7 @@ import Testing
         ),
         (
             "wrong built-in length", Descriptor(featurePrint: FeaturePrint(model: "vi-feature-v1", values: [1, 0])),
-            "feature print of model vi-feature-v1 has 2 values; the model has 192"
+            "feature print of model vi-feature-v1 has 2 values; the model has 200"
         ),
         (
             "empty print", Descriptor(featurePrint: FeaturePrint(model: "m3", values: [])),

@@ -7,7 +7,8 @@ internal import Foundation
 /// the top, middle and bottom thirds — each contribute
 ///
 /// - a colour histogram: 12 hue bins × 2 saturation levels plus one grey bin, soft-assigned along
-///   hue, weighted by saturation (hue survives brightness and contrast changes);
+///   hue, weighted by saturation relative to the image's mean saturation (hue survives brightness
+///   changes; relative saturation survives contrast changes);
 /// - a gradient-orientation histogram of 6 bins over the *folded* orientation `min(θ, π − θ)`
 ///   (a mirror maps θ to π − θ), soft-assigned, weighted by gradient magnitude.
 ///
@@ -20,7 +21,7 @@ public enum FeaturePrinter {
     /// The model id of the built-in print.
     public static let model = "vi-feature-v1"
     /// The built-in print's dimension.
-    public static let dimension = 192
+    public static let dimension = 200
     /// The default largest distance for an image match with the built-in print.
     public static let defaultMaxDistance: Float = 0.12
 
@@ -63,6 +64,11 @@ public enum FeaturePrinter {
                 hue[i] = hh / 6
             }
         }
+        // Saturation relative to the image's mean, so a contrast change (which scales chroma) moves
+        // few pixels between the grey bin and the two saturation levels.
+        var meanSat: Float = 0
+        for v in sat { meanSat += v }
+        meanSat = max(meanSat / Float(max(n, 1)), 0.15)
         let blurred = boxBlur(luma, w, h)
         let (magnitude, orientation) = gradients(blurred, w, h)
 
@@ -86,18 +92,21 @@ public enum FeaturePrinter {
             for y in y0..<min(y1, h) {
                 for x in x0..<min(x1, w) {
                     let i = y * w + x
-                    let s = sat[i]
-                    if s < 0.15 || luma[i] < 20 {
-                        colour[colourBins - 1] += 1
-                    } else {
-                        let level = s < 0.5 ? 0 : 1
+                    // Soft everywhere: a pixel slides continuously between grey and colour, and
+                    // between the two saturation levels, so small changes move little mass.
+                    let s = min(sat[i] / meanSat, 2) * min(1, luma[i] / 24)
+                    colour[colourBins - 1] += max(0, 1 - s / 0.6)
+                    if s > 0 {
+                        let high = min(max((s - 0.6) / 0.8, 0), 1)
                         let pos = hue[i] * Float(hueBins) - 0.5
                         let lo = Int(pos.rounded(.down))
                         let frac = pos - Float(lo)
                         let a = ((lo % hueBins) + hueBins) % hueBins
                         let b = (a + 1) % hueBins
-                        colour[a * 2 + level] += (1 - frac) * s
-                        colour[b * 2 + level] += frac * s
+                        colour[a * 2] += (1 - frac) * s * (1 - high)
+                        colour[a * 2 + 1] += (1 - frac) * s * high
+                        colour[b * 2] += frac * s * (1 - high)
+                        colour[b * 2 + 1] += frac * s * high
                     }
                     softAdd(&orient, orientation[i], magnitude[i])
                 }
