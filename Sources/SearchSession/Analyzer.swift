@@ -47,6 +47,7 @@ public struct Analyzer: Sendable {
 
     /// Folded tokens before stemming: lower-case, diacritics removed, split on non-alphanumerics.
     public static func tokens(_ text: String) -> [String] {
+        if let ascii = asciiTokens(text) { return ascii }
         var out = [String]()
         var current = String.UnicodeScalarView()
         func flush() {
@@ -75,6 +76,31 @@ public struct Analyzer: Sendable {
         return out
     }
 
+    /// The fast path for ASCII text (most catalog fields): bytes, no Unicode tables.
+    private static func asciiTokens(_ text: String) -> [String]? {
+        var text = text
+        return text.withUTF8 { bytes -> [String]? in
+            var out = [String]()
+            var current = [UInt8]()
+            current.reserveCapacity(16)
+            for b in bytes {
+                if b >= 0x80 { return nil }
+                switch b {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): current.append(b)
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): current.append(b + 32)
+                case UInt8(ascii: "'"): continue
+                default:
+                    if !current.isEmpty {
+                        out.append(String(decoding: current, as: UTF8.self))
+                        current.removeAll(keepingCapacity: true)
+                    }
+                }
+            }
+            if !current.isEmpty { out.append(String(decoding: current, as: UTF8.self)) }
+            return out
+        }
+    }
+
     private static let special: [Unicode.Scalar: String] = [
         "ß": "ss", "ẞ": "ss", "æ": "ae", "Æ": "ae", "ø": "o", "Ø": "o", "œ": "oe", "Œ": "oe", "đ": "d", "Đ": "d",
         "ł": "l", "Ł": "l", "þ": "th", "Þ": "th", "ı": "i",
@@ -86,9 +112,13 @@ public struct Analyzer: Sendable {
     public static func stem(_ word: String) -> String {
         let u = Array(word.utf8)
         guard u.count > 3, let last = u.last, last == UInt8(ascii: "s") else { return word }
-        func ends(_ suffix: String) -> Bool {
-            let s = Array(suffix.utf8)
-            return u.count > s.count && Array(u.suffix(s.count)) == s
+        func ends(_ suffix: StaticString) -> Bool {
+            let n = suffix.utf8CodeUnitCount
+            guard u.count > n else { return false }
+            return suffix.withUTF8Buffer { s in
+                for i in 0..<n where u[u.count - n + i] != s[i] { return false }
+                return true
+            }
         }
         if ends("sses") { return String(decoding: u.dropLast(2), as: UTF8.self) }
         if ends("ies") && u.count > 4 { return String(decoding: u.dropLast(3), as: UTF8.self) + "y" }

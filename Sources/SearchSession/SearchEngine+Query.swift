@@ -21,10 +21,17 @@ extension SearchEngine {
         let prints = try Self.prints(of: request.descriptor, in: s)
         let groups = Self.groups(request.descriptor.labels, analyzer: s.analyzer)
         let ranked =
-            Ranker.rank(s, groups: groups, mode: .any, prints: prints, maxDistance: request.maxDistance) ?? []
+            Ranker.rank(
+                s, groups: groups, mode: .any, prints: prints, maxDistance: request.maxDistance,
+                imageLimit: Self.sheetImageCandidates, topK: limit) ?? []
         return Self.sheet(
             ranked, in: s, groups: groups, limit: limit, locale: request.descriptor.locale, today: today())
     }
+
+    /// How many nearest prints a sheet query fuses (the sheet shows at most 20).
+    static let sheetImageCandidates = 100
+    /// How many nearest prints a session search keeps as image hits.
+    public static let searchImageCandidates = 1000
 
     static func limit(_ requested: Int) throws(SearchError) -> Int {
         if requested < 0 { throw .invalid("limit \(requested) must not be negative") }

@@ -109,7 +109,9 @@ extension SearchEngine {
             return g
         }
         func base(_ g: [TextGroup]) -> [Candidate] {
-            Ranker.rank(s, groups: g, mode: .all, prints: session.prints, maxDistance: nil)
+            Ranker.rank(
+                s, groups: g, mode: .all, prints: session.prints, maxDistance: nil,
+                imageLimit: Self.searchImageCandidates)
                 ?? s.entities.indices.map {
                     Candidate(doc: Int32($0), exact: false, score: 0, textScore: nil, distance: nil, matchedGroups: [])
                 }

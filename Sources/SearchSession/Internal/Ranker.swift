@@ -40,37 +40,47 @@ enum Ranker {
 
     /// Ranks the snapshot for text groups and image prints.
     ///
-    /// - Returns: Candidates, best first: exact hits, then score, then document number. `nil` when
-    ///   there was nothing to match on (no groups, no prints), so the caller can browse instead.
+    /// - Returns: Candidates, best first: exact hits, then score, then document number (only the
+    ///   best `topK` when given). `nil` when there was nothing to match on (no groups, no prints),
+    ///   so the caller can browse instead.
     static func rank(
-        _ s: CatalogSnapshot, groups: [TextGroup], mode: Mode, prints: [FeaturePrint], maxDistance: Float?
+        _ s: CatalogSnapshot, groups: [TextGroup], mode: Mode, prints: [FeaturePrint], maxDistance: Float?,
+        imageLimit: Int, topK: Int? = nil
     ) -> [Candidate]? {
-        let usable = groups.filter { !$0.terms.isEmpty }
+        // At most 32 groups (labels and free text): one bit each.
+        let usable = Array(groups.filter { !$0.terms.isEmpty }.prefix(32))
         if usable.isEmpty && prints.isEmpty { return nil }
-        var text = [Int32: Candidate]()
+        var text = [Candidate]()
         if !usable.isEmpty {
-            var perGroup = [[Int32: Float]]()
-            for g in usable { perGroup.append(s.text.matchAll(g.terms)) }
-            var docs: Set<Int32>
-            switch mode {
-            case .any: docs = perGroup.reduce(into: Set<Int32>()) { $0.formUnion($1.keys) }
-            case .all:
-                docs = Set(perGroup.min { $0.count < $1.count }!.keys)
-                for m in perGroup { docs = docs.filter { m[$0] != nil } }
-            }
-            let exactSets = usable.map { Set(s.text.exactMatches($0.terms)) }
-            for d in docs {
-                var score: Float = 0
-                var matched = [Int]()
-                var exact = false
-                for (i, m) in perGroup.enumerated() {
-                    guard let v = m[d] else { continue }
-                    score += v * usable[i].weight
-                    matched.append(groups.firstIndex { $0.display == usable[i].display } ?? i)
-                    if exactSets[i].contains(d) { exact = true }
+            // Dense accumulators over the snapshot: cheaper than hashing for large postings.
+            let n = s.entities.count
+            var score = [Float](repeating: 0, count: n)
+            var mask = [UInt32](repeating: 0, count: n)
+            var exactMask = [UInt32](repeating: 0, count: n)
+            var touched = [Int32]()
+            for (g, group) in usable.enumerated() {
+                let bit = UInt32(1) << UInt32(g)
+                let m = s.text.matchSorted(group.terms)
+                for (k, d) in m.docs.enumerated() {
+                    let i = Int(d)
+                    if mask[i] == 0 { touched.append(d) }
+                    mask[i] |= bit
+                    score[i] += m.scores[k] * group.weight
                 }
-                text[d] = Candidate(
-                    doc: d, exact: exact, score: score, textScore: score, distance: nil, matchedGroups: matched)
+                for d in s.text.exactMatches(group.terms) { exactMask[Int(d)] |= bit }
+            }
+            let all = usable.count == 32 ? UInt32.max : (UInt32(1) << UInt32(usable.count)) - 1
+            let indices = usable.map { u in groups.firstIndex { $0.display == u.display } ?? 0 }
+            for d in touched {
+                let i = Int(d)
+                let m = mask[i]
+                if mode == .all && m != all { continue }
+                var matched = [Int]()
+                for g in 0..<usable.count where m & (1 << UInt32(g)) != 0 { matched.append(indices[g]) }
+                text.append(
+                    Candidate(
+                        doc: d, exact: exactMask[i] & m != 0, score: score[i], textScore: score[i], distance: nil,
+                        matchedGroups: matched))
             }
         }
         var imageLists = [[(doc: Int32, distance: Float)]]()
@@ -78,14 +88,14 @@ enum Ranker {
             guard let index = s.vectors[p.model], index.dimension == p.values.count else { continue }
             let threshold =
                 maxDistance ?? (p.model == FeaturePrinter.model ? FeaturePrinter.defaultMaxDistance : 0.25)
-            imageLists.append(index.search(p.values, maxDistance: threshold))
+            imageLists.append(index.search(p.values, maxDistance: threshold, limit: imageLimit))
         }
         var out: [Candidate]
         if imageLists.isEmpty {
-            out = Array(text.values)
+            return top(text, topK)
         } else {
             var fused = [Int32: Candidate]()
-            let textOrder = sorted(Array(text.values))
+            let textOrder = sorted(text)
             for (rank, c) in textOrder.enumerated() {
                 var c = c
                 c.score = 1 / (rrfK + Float(rank + 1))
@@ -107,14 +117,29 @@ enum Ranker {
             }
             out = Array(fused.values)
         }
-        return sorted(out)
+        return top(out, topK)
     }
 
-    static func sorted(_ c: [Candidate]) -> [Candidate] {
-        c.sorted {
-            if $0.exact != $1.exact { return $0.exact }
-            if $0.score != $1.score { return $0.score > $1.score }
-            return $0.doc < $1.doc
+    /// The best `k` candidates in order, without sorting them all when `k` is small.
+    static func top(_ c: [Candidate], _ k: Int?) -> [Candidate] {
+        guard let k, c.count > k * 4 else { return sorted(c) }
+        var kept = [Candidate]()
+        kept.reserveCapacity(k + 1)
+        for x in c {
+            if kept.count == k, let worst = kept.last, !better(x, worst) { continue }
+            var i = kept.count
+            while i > 0 && better(x, kept[i - 1]) { i -= 1 }
+            kept.insert(x, at: i)
+            if kept.count > k { kept.removeLast() }
         }
+        return kept
     }
+
+    static func better(_ a: Candidate, _ b: Candidate) -> Bool {
+        if a.exact != b.exact { return a.exact }
+        if a.score != b.score { return a.score > b.score }
+        return a.doc < b.doc
+    }
+
+    static func sorted(_ c: [Candidate]) -> [Candidate] { c.sorted(by: better) }
 }

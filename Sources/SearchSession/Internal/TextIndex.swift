@@ -96,25 +96,61 @@ struct TextIndex: Sendable {
     /// - Parameter terms: Analyzed terms; repeats count once.
     /// - Returns: Document → score; empty when a term is unknown or `terms` is empty.
     func matchAll(_ terms: [String]) -> [Int32: Float] {
-        let unique = Array(Set(terms))
-        guard !unique.isEmpty else { return [:] }
+        let m = matchSorted(terms)
+        return Dictionary(uniqueKeysWithValues: zip(m.docs, m.scores))
+    }
+
+    /// Documents containing every one of `terms`, in document order, with their BM25F scores.
+    ///
+    /// Postings are stored in document order, so the intersection is a merge that starts from the
+    /// shortest list and gallops through the longer ones.
+    func matchSorted(_ terms: [String]) -> (docs: [Int32], scores: [Float]) {
+        var seen = Set<String>()
         var lists = [(idf: Float, postings: [Posting])]()
-        for t in unique {
-            guard let id = termIDs[t] else { return [:] }
+        for t in terms where seen.insert(t).inserted {
+            guard let id = termIDs[t] else { return ([], []) }
             lists.append((idf(t), postings[Int(id)]))
         }
+        guard !lists.isEmpty else { return ([], []) }
         lists.sort { $0.postings.count < $1.postings.count }
-        var scores = [Int32: Float](minimumCapacity: lists[0].postings.count)
-        for p in lists[0].postings { scores[p.doc] = Self.saturate(p.tf) * lists[0].idf }
-        for list in lists.dropFirst() {
-            var next = [Int32: Float](minimumCapacity: scores.count)
-            for p in list.postings {
-                if let s = scores[p.doc] { next[p.doc] = s + Self.saturate(p.tf) * list.idf }
-            }
-            scores = next
-            if scores.isEmpty { break }
+        var docs = [Int32]()
+        var scores = [Float]()
+        docs.reserveCapacity(lists[0].postings.count)
+        scores.reserveCapacity(lists[0].postings.count)
+        for p in lists[0].postings {
+            docs.append(p.doc)
+            scores.append(Self.saturate(p.tf) * lists[0].idf)
         }
-        return scores
+        for list in lists.dropFirst() {
+            var keptDocs = [Int32]()
+            var keptScores = [Float]()
+            keptDocs.reserveCapacity(docs.count)
+            keptScores.reserveCapacity(docs.count)
+            list.postings.withUnsafeBufferPointer { postings in
+                var j = 0
+                for (k, d) in docs.enumerated() {
+                    // Gallop to the first posting ≥ d.
+                    var step = 1
+                    while j + step < postings.count && postings[j + step].doc < d { step <<= 1 }
+                    var lo = j
+                    var hi = min(j + step, postings.count)
+                    while lo < hi {
+                        let mid = (lo + hi) >> 1
+                        if postings[mid].doc < d { lo = mid + 1 } else { hi = mid }
+                    }
+                    j = lo
+                    if j == postings.count { break }
+                    if postings[j].doc == d {
+                        keptDocs.append(d)
+                        keptScores.append(scores[k] + Self.saturate(postings[j].tf) * list.idf)
+                    }
+                }
+            }
+            docs = keptDocs
+            scores = keptScores
+            if docs.isEmpty { break }
+        }
+        return (docs, scores)
     }
 
     /// Documents whose title or a tag analyzes to exactly `terms`.

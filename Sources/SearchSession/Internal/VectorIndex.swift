@@ -21,23 +21,39 @@ struct VectorIndex: Sendable {
         docs.append(doc)
     }
 
-    /// Rows within `maxDistance` of `query`, nearest first (ties by document number).
-    func search(_ query: [Float], maxDistance: Float) -> [(doc: Int32, distance: Float)] {
+    /// The `limit` rows nearest to `query` within `maxDistance`, nearest first (ties by document).
+    ///
+    /// One pass: each row's distance is a SIMD dot product; a row enters the kept set only when it
+    /// beats the current worst, so the cost is the scan plus O(kept) per improvement.
+    func search(_ query: [Float], maxDistance: Float, limit: Int) -> [(doc: Int32, distance: Float)] {
         precondition(query.count == dimension)
+        guard limit > 0 else { return [] }
         var q = query
         FeaturePrinter.normalize(&q)
-        var out = [(doc: Int32, distance: Float)]()
+        var kept = [(doc: Int32, distance: Float)]()
+        kept.reserveCapacity(min(limit, docs.count) + 1)
+        var worst = maxDistance
         let d = dimension
         rows.withUnsafeBufferPointer { rows in
             q.withUnsafeBufferPointer { q in
-                for r in 0..<docs.count {
-                    let distance = 1 - Self.dot(q.baseAddress!, rows.baseAddress! + r * d, d)
-                    if distance <= maxDistance { out.append((docs[r], distance)) }
+                docs.withUnsafeBufferPointer { docs in
+                    for r in 0..<docs.count {
+                        let distance = 1 - Self.dot(q.baseAddress!, rows.baseAddress! + r * d, d)
+                        guard distance <= worst else { continue }
+                        let entry = (doc: docs[r], distance: distance)
+                        // Insert in order (rows are scanned in document order, so ties keep it).
+                        var i = kept.count
+                        while i > 0 && kept[i - 1].distance > distance { i -= 1 }
+                        kept.insert(entry, at: i)
+                        if kept.count > limit {
+                            kept.removeLast()
+                            worst = kept[kept.count - 1].distance
+                        }
+                    }
                 }
             }
         }
-        out.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.doc < $1.doc }
-        return out
+        return kept
     }
 
     @inline(__always)
@@ -52,8 +68,8 @@ struct VectorIndex: Sendable {
             let y0 = rb.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
             let x1 = ra.loadUnaligned(fromByteOffset: (i + 8) * 4, as: SIMD8<Float>.self)
             let y1 = rb.loadUnaligned(fromByteOffset: (i + 8) * 4, as: SIMD8<Float>.self)
-            acc0 = acc0.addingProduct(x0, y0)
-            acc1 = acc1.addingProduct(x1, y1)
+            acc0 += x0 * y0
+            acc1 += x1 * y1
             i += 16
         }
         var sum = (acc0 + acc1).sum()
