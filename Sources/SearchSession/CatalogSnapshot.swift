@@ -18,13 +18,23 @@ public final class CatalogSnapshot: Sendable {
     /// Attributes that have at least one string value (faceted by value, not by bucket).
     let stringAttributes: Set<String>
 
-    init(version: UInt64, entities: [Entity], synonyms: [[String]]) {
+    /// Each entity's analyzed text, reused by the next snapshot for unchanged entities.
+    let analyzed: [TextIndex.AnalyzedDoc]
+
+    /// Builds a snapshot; with `previous` (and the same synonyms), unchanged entities reuse their
+    /// analysis instead of running the analyzer again.
+    init(version: UInt64, entities: [Entity], synonyms: [[String]], previous: CatalogSnapshot? = nil) {
         self.version = version
         self.entities = entities
         self.synonyms = synonyms
-        let analyzer = Analyzer(synonyms: synonyms)
+        let reuse = previous.flatMap { $0.synonyms == synonyms ? $0 : nil }
+        let analyzer = reuse?.analyzer ?? Analyzer(synonyms: synonyms)
         self.analyzer = analyzer
-        text = TextIndex(entities: entities, analyzer: analyzer)
+        analyzed = entities.map { e in
+            if let old = reuse, let i = old.positions[e.ref], old.entities[Int(i)] == e { return old.analyzed[Int(i)] }
+            return TextIndex.AnalyzedDoc(e, analyzer: analyzer)
+        }
+        text = TextIndex(docs: analyzed)
         var vectors = [String: VectorIndex]()
         var positions = [EntityRef: Int32](minimumCapacity: entities.count)
         var ranges = [String: (min: Double, max: Double, integral: Bool)]()

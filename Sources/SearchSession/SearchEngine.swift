@@ -115,7 +115,7 @@ public final class SearchEngine: Sendable {
         updateLock.withLock { _ in
             let old = snapshot
             let (entities, synonyms, applied, errors) = body(old)
-            let next = CatalogSnapshot(version: old.version + 1, entities: entities, synonyms: synonyms)
+            let next = CatalogSnapshot(version: old.version + 1, entities: entities, synonyms: synonyms, previous: old)
             let now = ContinuousClock.now
             state.withLock { s in
                 s.retired.append((s.current, now))

@@ -38,40 +38,54 @@ struct TextIndex: Sendable {
     private(set) var exact: [String: [Int32]] = [:]
     private(set) var averageLength: [Float] = []
 
-    /// Indexes `entities` in order; document numbers are array positions.
-    init(entities: [Entity], analyzer: Analyzer) {
-        documentCount = entities.count
-        let fields = TextField.allCases
-        var analyzed = [[[String]]]()
-        analyzed.reserveCapacity(entities.count)
-        var totals = [Double](repeating: 0, count: fields.count)
-        for e in entities {
+    /// An entity's analyzed fields and exact phrases: computed once per entity version and reused
+    /// by later snapshots while the entity and the synonyms are unchanged.
+    struct AnalyzedDoc: Sendable {
+        /// Terms per ``TextField``, in field order.
+        var fields: [[String]]
+        /// The analyzed title and tags, each joined by spaces.
+        var phrases: [String]
+
+        init(_ e: Entity, analyzer: Analyzer) {
             let title = analyzer.terms(e.title)
-            let tagTerms = e.tags.map(analyzer.terms)
-            let perField = [title, tagTerms.flatMap { $0 }, analyzer.terms(e.subtitle), analyzer.terms(e.category)]
-            for f in fields { totals[f.rawValue] += Double(perField[f.rawValue].count) }
-            analyzed.append(perField)
+            let tags = e.tags.map(analyzer.terms)
+            fields = [title, tags.flatMap { $0 }, analyzer.terms(e.subtitle), analyzer.terms(e.category)]
+            var phrases = [title.joined(separator: " ")]
+            for t in tags {
+                let p = t.joined(separator: " ")
+                if !phrases.contains(p) { phrases.append(p) }
+            }
+            self.phrases = phrases.filter { !$0.isEmpty }
         }
-        averageLength = totals.map { entities.isEmpty ? 0 : Float($0 / Double(entities.count)) }
-        for (doc, e) in entities.enumerated() {
-            let perField = analyzed[doc]
-            var tf = [Int32: Float]()
+    }
+
+    /// Indexes analyzed documents in order; document numbers are array positions.
+    init(docs: [AnalyzedDoc]) {
+        documentCount = docs.count
+        let fields = TextField.allCases
+        var totals = [Double](repeating: 0, count: fields.count)
+        for d in docs { for f in fields { totals[f.rawValue] += Double(d.fields[f.rawValue].count) } }
+        averageLength = totals.map { docs.isEmpty ? 0 : Float($0 / Double(docs.count)) }
+        var local = [(id: Int32, tf: Float)]()
+        for (doc, d) in docs.enumerated() {
+            local.removeAll(keepingCapacity: true)
             for f in fields {
-                let terms = perField[f.rawValue]
+                let terms = d.fields[f.rawValue]
                 guard !terms.isEmpty else { continue }
                 let norm = 1 - Self.b + Self.b * Float(terms.count) / max(averageLength[f.rawValue], 1e-9)
-                var counts = [String: Int]()
-                for t in terms { counts[t, default: 0] += 1 }
-                for (t, c) in counts {
+                let add = f.weight / norm
+                for t in terms {
                     let id = termID(t)
-                    tf[id, default: 0] += f.weight * Float(c) / norm
+                    // Few terms per document: a linear merge beats hashing.
+                    if let k = local.firstIndex(where: { $0.id == id }) {
+                        local[k].tf += add
+                    } else {
+                        local.append((id, add))
+                    }
                 }
             }
-            for (id, value) in tf { postings[Int(id)].append(Posting(doc: Int32(doc), tf: value)) }
-            var phrases = Set<String>()
-            phrases.insert(perField[TextField.title.rawValue].joined(separator: " "))
-            for tag in e.tags { phrases.insert(analyzer.terms(tag).joined(separator: " ")) }
-            for p in phrases where !p.isEmpty { exact[p, default: []].append(Int32(doc)) }
+            for (id, value) in local { postings[Int(id)].append(Posting(doc: Int32(doc), tf: value)) }
+            for p in d.phrases { exact[p, default: []].append(Int32(doc)) }
         }
     }
 
