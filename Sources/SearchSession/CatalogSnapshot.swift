@@ -18,6 +18,8 @@ public final class CatalogSnapshot: Sendable {
     /// Attributes that have at least one string value (faceted by value, not by bucket).
     let stringAttributes: Set<String>
 
+    /// Each entity's category and its ancestors (`Music`, `Music/Rock`), for category facets.
+    let categoryPrefixes: [[String]]
     /// Each entity's analyzed text, reused by the next snapshot for unchanged entities.
     let analyzed: [TextIndex.AnalyzedDoc]
 
@@ -35,6 +37,15 @@ public final class CatalogSnapshot: Sendable {
             return TextIndex.AnalyzedDoc(e, analyzer: analyzer)
         }
         text = TextIndex(docs: analyzed)
+        categoryPrefixes = entities.map { e in
+            var out = [String]()
+            var prefix = ""
+            for part in e.category.split(separator: "/") {
+                prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
+                out.append(prefix)
+            }
+            return out
+        }
         var vectors = [String: VectorIndex]()
         var positions = [EntityRef: Int32](minimumCapacity: entities.count)
         var ranges = [String: (min: Double, max: Double, integral: Bool)]()

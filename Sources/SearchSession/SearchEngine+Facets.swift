@@ -14,6 +14,7 @@ extension SearchEngine {
         var types = [String: Int]()
         var categories = [String: Int]()
         var attributes = [String: [String: Int]]()
+        var numericCounts = [String: [Int]]()
         var attributeNames = Set<String>()
         for cand in candidates {
             let e = s.entities[Int(cand.doc)]
@@ -25,16 +26,16 @@ extension SearchEngine {
             for f in c.filters where !f.matches(e) && !failed.contains(f.attribute) { failed.append(f.attribute) }
             if k && failed.isEmpty { types[e.type, default: 0] += 1 }
             if t && failed.isEmpty {
-                var prefix = ""
-                for part in e.category.split(separator: "/") {
-                    prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
-                    categories[prefix, default: 0] += 1
-                }
+                for prefix in s.categoryPrefixes[Int(cand.doc)] { categories[prefix, default: 0] += 1 }
             }
             guard t && k && failed.count <= 1 else { continue }
             for (name, value) in e.attributes {
                 if failed.count == 1 && failed[0] != name { continue }
-                attributes[name, default: [:]][facetValue(s, name, value), default: 0] += 1
+                if let b = s.buckets[name], case .number(let n) = value {
+                    numericCounts[name, default: [Int](repeating: 0, count: b.count)][b.index(of: n)] += 1
+                } else {
+                    attributes[name, default: [:]][value.description, default: 0] += 1
+                }
             }
         }
         var out = [Facet]()
@@ -47,7 +48,7 @@ extension SearchEngine {
                 name: "category", kind: .category,
                 values: values(categories, selected: Set(c.categories))))
         for name in attributeNames.sorted() {
-            let numeric = s.buckets[name] != nil
+            let isNumeric = s.buckets[name] != nil
             var selected = Set<String>()
             for f in c.filters where f.attribute == name {
                 switch f.condition {
@@ -64,9 +65,13 @@ extension SearchEngine {
                     }
                 }
             }
-            let v = values(attributes[name] ?? [:], selected: selected)
+            var counts = attributes[name] ?? [:]
+            if let b = s.buckets[name], let n = numericCounts[name] {
+                for (i, c) in n.enumerated() where c > 0 { counts[b.label(i)] = c }
+            }
+            let v = values(counts, selected: selected)
             if v.isEmpty { continue }
-            out.append(Facet(name: name, kind: numeric ? .number : .string, values: v))
+            out.append(Facet(name: name, kind: isNumeric ? .number : .string, values: v))
         }
         return out
     }
