@@ -155,3 +155,26 @@ extension Int64 {
         return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
     }
 }
+
+extension SearchEngine {
+    /// The sheet query as a stream: each result is yielded once it is final, best first.
+    ///
+    /// Ranking needs every candidate before the first result is final, so the results arrive
+    /// together after the scan; the stream lets a server-streaming handler send each as soon as it
+    /// is encoded. Cancelling the consuming task stops the stream.
+    ///
+    /// - Parameter request: The descriptor, limit and max distance.
+    /// - Returns: The results, or a ``SearchError`` as the stream's error.
+    public func streamQuery(_ request: QueryRequest) -> AsyncThrowingStream<QueryResult, any Error> {
+        AsyncThrowingStream { continuation in
+            do {
+                for r in try query(request) {
+                    if case .terminated = continuation.yield(r) { return }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+    }
+}

@@ -66,4 +66,32 @@ import Testing
         #expect(file.errors.map(\.line) == [1])
         #expect(file.entities.count == 1)
     }
+
+    @Test(arguments: [
+        (#"{"type":"a","id":"b","title":"Caf\u00e9 \ud83c\udfb8 \"q\" \\ \/ \n"}"#, "Café 🎸 \"q\" \\ / \n"),
+        (#"{"type":"a","id":"b","title":"plain","tags":[],"attributes":{"x":-1.5e2}}"#, "plain"),
+    ])
+    func jsonStringsAndNumbersAreDecoded(line: String, title: String) throws {
+        let file = CatalogLoader.parse(Array(line.utf8))
+        #expect(file.errors.isEmpty)
+        #expect(file.entities.first?.title == title)
+    }
+
+    @Test(arguments: [
+        #"{"type":"a","id":"b","title":"x",}"#, #"{"type":"a" "id":"b"}"#, #"{"type":"\ud800","id":"b","title":"x"}"#,
+        #"{"type":"a","id":"b","title":"x"} trailing"#, #"{"type":"a","id":"b","title":"x","attributes":{"n":01}}"#,
+        String(repeating: "[", count: 100) + String(repeating: "]", count: 100), #"{"type":"a","id":"b","title":"\x"}"#,
+    ])
+    func malformedJSONIsRejectedWithAReason(line: String) {
+        let file = CatalogLoader.parse(Array(line.utf8))
+        #expect(file.entities.isEmpty)
+        #expect(file.errors.count == 1)
+        #expect(file.errors.first?.line == 1)
+    }
+
+    @Test func invalidUTF8IsRejected() {
+        let bytes = Array(#"{"type":"a","id":"b","title":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
+        let file = CatalogLoader.parse(bytes)
+        #expect(file.errors.first?.reason.contains("invalid UTF-8") == true)
+    }
 }

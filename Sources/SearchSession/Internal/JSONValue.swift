@@ -121,6 +121,7 @@ private struct JSONParser {
         let start = i
         if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
         var digits = 0
+        let firstDigit = i
         while i < bytes.count, (48...57).contains(bytes[i]) {
             i += 1
             digits += 1
@@ -129,6 +130,7 @@ private struct JSONParser {
             i = start
             throw fail("unexpected character")
         }
+        if digits > 1 && bytes[firstDigit] == UInt8(ascii: "0") { throw fail("a number must not start with 0") }
         if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
             i += 1
             var fraction = 0
