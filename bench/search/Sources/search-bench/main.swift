@@ -56,6 +56,24 @@ try measure("sheet query (labels, limit 10)", rounds: 3, { i in
     hits += try engine.query(QueryRequest(descriptor: descriptors[i])).count
 }, count: descriptors.count)
 
+// nDCG@10 against bench/search-peers.py's judgements, when present.
+let judgementsPath = (queriesPath as NSString).deletingLastPathComponent + "/judgements.json"
+if let data = FileManager.default.contents(atPath: judgementsPath),
+    let judgements = try? JSONDecoder().decode([[String: Int]].self, from: data), judgements.count == descriptors.count
+{
+    var total = 0.0
+    for (i, d) in descriptors.enumerated() {
+        let ranked = try engine.query(QueryRequest(descriptor: d)).map { "\($0.entity.type)/\($0.entity.id)" }
+        let grades = judgements[i]
+        var dcg = 0.0
+        for (k, r) in ranked.prefix(10).enumerated() { dcg += (pow(2, Double(grades[r] ?? 0)) - 1) / log2(Double(k + 2)) }
+        var idcg = 0.0
+        for (k, g) in grades.values.sorted(by: >).prefix(10).enumerated() { idcg += (pow(2, Double(g)) - 1) / log2(Double(k + 2)) }
+        total += idcg > 0 ? dcg / idcg : 0
+    }
+    print(String(format: "sheet nDCG@10 %.4f (judgements from bench/search-peers.py)", total / Double(descriptors.count)))
+}
+
 let sessions = descriptors.enumerated().map { i, d in
     SessionRecord(
         id: "bench-\(i)", labels: d.labels, prints: [], source: .camera, locale: "", pageSize: 20,
