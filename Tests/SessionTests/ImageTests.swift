@@ -171,6 +171,26 @@ import Testing
     }
 }
 
+@Suite struct ImageSessionTests {
+    @Test func captureKeepsThePrintNotThePixelsAndSearchFindsTheImage() async throws {
+        let covers = (0..<5).map { RGBImage.scene(seed: UInt64(200 + $0), width: 120, height: 90) }
+        let engine = SearchEngine(
+            entities: covers.enumerated().map { i, c in
+                Entity(type: "album", id: "c\(i)", title: "Cover \(i)", prints: [FeaturePrinter.print(c.buffer)])
+            })
+        let store = InMemorySessionStore()
+        let sessions = SearchSessions(engine: engine, store: store)
+        let photo = covers[2].mirrored().map { $0 * 1.3 }
+        let state = try await sessions.capture(Descriptor(pixelBuffer: photo.buffer, source: .camera))
+        let record = try await store.load(id: state.sessionID, nowUnixMs: engine.nowMs())
+        #expect(record.prints.map(\.model) == [FeaturePrinter.model])
+        #expect(record.prints[0].values.count == FeaturePrinter.dimension)
+        #expect(state.results.first?.entity.id == "c2")
+        #expect(state.results.first?.match == .image)
+        #expect(state.relaxations.isEmpty)
+    }
+}
+
 extension RGBImage {
     func greyscale() -> RGBImage {
         var out = self
