@@ -16,25 +16,28 @@ extension SearchEngine {
         var attributes = [String: [String: Int]]()
         var numericCounts = [String: [Int]]()
         var attributeNames = Set<String>()
-        for cand in candidates {
-            let e = s.entities[Int(cand.doc)]
-            guard c.passesExpression(e) else { continue }
-            for name in e.attributes.keys { attributeNames.insert(name) }
-            let t = c.passesType(e)
-            let k = c.passesCategory(e)
-            var failed = [String]()
-            for f in c.filters where !f.matches(e) && !failed.contains(f.attribute) { failed.append(f.attribute) }
-            if k && failed.isEmpty { types[e.type, default: 0] += 1 }
-            if t && failed.isEmpty {
-                for prefix in s.categoryPrefixes[Int(cand.doc)] { categories[prefix, default: 0] += 1 }
-            }
-            guard t && k && failed.count <= 1 else { continue }
-            for (name, value) in e.attributes {
-                if failed.count == 1 && failed[0] != name { continue }
-                if let b = s.buckets[name], case .number(let n) = value {
-                    numericCounts[name, default: [Int](repeating: 0, count: b.count)][b.index(of: n)] += 1
-                } else {
-                    attributes[name, default: [:]][value.description, default: 0] += 1
+        s.entities.withUnsafeBufferPointer { entities in
+            for cand in candidates {
+                guard c.passesExpression(entities[Int(cand.doc)]) else { continue }
+                for name in entities[Int(cand.doc)].attributes.keys { attributeNames.insert(name) }
+                let t = c.passesType(entities[Int(cand.doc)])
+                let k = c.passesCategory(entities[Int(cand.doc)])
+                var failed = [String]()
+                for f in c.filters where !f.matches(entities[Int(cand.doc)]) && !failed.contains(f.attribute) {
+                    failed.append(f.attribute)
+                }
+                if k && failed.isEmpty { types[entities[Int(cand.doc)].type, default: 0] += 1 }
+                if t && failed.isEmpty {
+                    for prefix in s.categoryPrefixes[Int(cand.doc)] { categories[prefix, default: 0] += 1 }
+                }
+                guard t && k && failed.count <= 1 else { continue }
+                for (name, value) in entities[Int(cand.doc)].attributes {
+                    if failed.count == 1 && failed[0] != name { continue }
+                    if let b = s.buckets[name], case .number(let n) = value {
+                        numericCounts[name, default: [Int](repeating: 0, count: b.count)][b.index(of: n)] += 1
+                    } else {
+                        attributes[name, default: [:]][value.description, default: 0] += 1
+                    }
                 }
             }
         }

@@ -119,7 +119,7 @@ extension SearchEngine {
 
         var g = groups()
         var candidates = base(g)
-        var hits = candidates.filter { constraints.matches(s.entities[Int($0.doc)]) }
+        var hits = constraints.filter(candidates, in: s)
         var browse = [FacetValue]()
         while hits.isEmpty {
             let selected = chips.indices.filter { chips[$0].selected && !s.analyzer.terms(chips[$0].text).isEmpty }
@@ -171,7 +171,7 @@ extension SearchEngine {
                 browse = Self.topCategories(s)
                 break
             }
-            hits = candidates.filter { constraints.matches(s.entities[Int($0.doc)]) }
+            hits = constraints.filter(candidates, in: s)
         }
         let facets = Self.facets(s, candidates: candidates, constraints: constraints, request: r)
         hits = Self.sort(hits, in: s, by: r.sort, locale: session.locale)
@@ -243,12 +243,19 @@ struct Constraints {
     var filters: [AttributeFilter]
     var expression: FilterExpression?
 
-    func passesType(_ e: Entity) -> Bool { types.isEmpty || types.contains(e.type) }
-    func passesCategory(_ e: Entity) -> Bool {
+    func passesType(_ e: borrowing Entity) -> Bool { types.isEmpty || types.contains(e.type) }
+    func passesCategory(_ e: borrowing Entity) -> Bool {
         categories.isEmpty || categories.contains { categoryMatches(e.category, $0) }
     }
-    func passesExpression(_ e: Entity) -> Bool { expression?.matches(e) ?? true }
-    func matches(_ e: Entity) -> Bool {
+    func passesExpression(_ e: borrowing Entity) -> Bool { expression?.matches(e) ?? true }
+    /// The candidates whose entities pass every constraint, in order.
+    func filter(_ candidates: [Candidate], in s: CatalogSnapshot) -> [Candidate] {
+        s.entities.withUnsafeBufferPointer { entities in
+            candidates.filter { matches(entities[Int($0.doc)]) }
+        }
+    }
+
+    func matches(_ e: borrowing Entity) -> Bool {
         passesType(e) && passesCategory(e) && passesExpression(e) && filters.allSatisfy { $0.matches(e) }
     }
 }

@@ -63,7 +63,7 @@ extension AttributeFilter {
     }
 
     /// Whether an entity satisfies the filter; a missing attribute never does.
-    func matches(_ e: Entity) -> Bool {
+    func matches(_ e: borrowing Entity) -> Bool {
         guard let value = e.attributes[attribute] else { return false }
         switch (condition, value) {
         case (.anyOf(let values), .string(let s)): return values.contains(s)
@@ -85,7 +85,7 @@ extension FilterExpression {
         }
     }
 
-    func matches(_ e: Entity) -> Bool {
+    func matches(_ e: borrowing Entity) -> Bool {
         switch self {
         case .filter(let f): f.matches(e)
         case .all(let children): children.allSatisfy { $0.matches(e) }

@@ -51,6 +51,20 @@ let queries = try String(contentsOfFile: queriesPath, encoding: .utf8).split(sep
 }
 let descriptors = queries.map { Descriptor(labels: $0.labels.map { Label($0.text, confidence: $0.confidence) }) }
 
+if arguments.count > 3 && arguments[3] == "search-loop" {
+    // For profilers: only the session search, many times.
+    for round in 0..<10 {
+        for (i, d) in descriptors.enumerated() {
+            let session = SessionRecord(
+                id: "p\(i)", labels: d.labels, prints: [], source: .camera, locale: "", pageSize: 20,
+                createdAtUnixMs: 0, expiresAtUnixMs: .max)
+            _ = try engine.search(session: session, request: SearchRequest(sessionID: session.id))
+        }
+        print("round \(round)")
+    }
+    exit(0)
+}
+
 var hits = 0
 try measure("sheet query (labels, limit 10)", rounds: 3, { i in
     hits += try engine.query(QueryRequest(descriptor: descriptors[i])).count
