@@ -7,8 +7,10 @@ extension Router {
     ///   invalid URLs, other schemes, credentials, hosts not on the allow-list and hostile values.
     public func resolve(url: String) -> Resolution {
         do {
-            return try URLCore.withParsed(url, maxLength: maxURLLength) { bytes, layout in
-                resolveParsed(bytes, layout)
+            let core = Unmanaged.passUnretained(self.core)
+            return try URLCore.withParsed(url, maxLength: core._withUnsafeGuaranteedRef { $0.maxURLLength }) {
+                bytes, layout in
+                Router(unretainedCore: core).resolveParsed(bytes, layout)
             }
         } catch {
             return .refused(Refusal(code: error.code == .tooLong ? .tooLong : .invalidURL, message: error.message))
@@ -171,12 +173,14 @@ extension Router {
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: captureCount) { captures in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { scratchBuffer in
                 let scratch = scratchBuffer.baseAddress!
-                if let refusal = checkPath(bytes, range, scratch: scratch) { return .refused(refusal) }
+                if layout.hostOrPathHasPercent, let refusal = checkPath(bytes, range, scratch: scratch) {
+                    return .refused(refusal)
+                }
                 let route = core.match(
                     bytes.baseAddress!, start: range.lowerBound, end: range.upperBound, scratch: scratch,
                     captures: captures.baseAddress!)
                 if route < 0 { return fallback(bytes, layout, range, scratch: scratch) }
-                let info = table.infos[route]
+                let info = core.infos[route]
                 var parameters: [Parameter] = []
                 parameters.reserveCapacity(info.pathParameters.count + info.query.count)
                 for (position, spec) in info.pathParameters.enumerated() {
