@@ -186,12 +186,16 @@ extension Router {
                 for (position, spec) in info.pathParameters.enumerated() {
                     let start = captures[2 * position]
                     let end = captures[2 * position + 1]
-                    let length = decode(bytes, start..<end, form: false, into: scratch + start)
+                    let value: UnsafeBufferPointer<UInt8>
+                    if layout.hostOrPathHasPercent {
+                        let length = decode(bytes, start..<end, form: false, into: scratch + start)
+                        value = UnsafeBufferPointer(start: scratch + start, count: length)
+                    } else {
+                        value = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                    }
                     parameters.append(
                         Parameter(
-                            name: spec.name, kind: spec.type.kind,
-                            value: String(
-                                decoding: UnsafeBufferPointer(start: scratch + start, count: length), as: UTF8.self),
+                            name: spec.name, kind: spec.type.kind, value: String(decoding: value, as: UTF8.self),
                             fromQuery: false))
                 }
                 if !info.query.isEmpty {
@@ -237,7 +241,13 @@ extension Router {
         for spec in info.query {
             var value = spec.defaultValue
             if let range = queryValue(spec.name, bytes, layout, scratch: scratch) {
-                if let problem = checkDecoded(bytes, range, form: true, scratch: scratch) {
+                var escaped = false
+                for index in range where bytes[index] == 0x25 {
+                    escaped = true
+                    break
+                }
+                // Without escapes the bytes are printable ASCII (the parser encoded the rest).
+                if escaped, let problem = checkDecoded(bytes, range, form: true, scratch: scratch) {
                     return Refusal(code: problem.0, message: "query parameter \"\(spec.name)\" \(problem.1)")
                 }
                 let decoded = UnsafeBufferPointer(
