@@ -7,8 +7,10 @@ extension Router {
     ///   invalid URLs, other schemes, credentials, hosts not on the allow-list and hostile values.
     public func resolve(url: String) -> Resolution {
         do {
-            return try URLCore.withParsed(url, maxLength: maxURLLength) { bytes, layout in
-                resolveParsed(bytes, layout)
+            let core = Unmanaged.passUnretained(self.core)
+            return try URLCore.withParsed(url, maxLength: core._withUnsafeGuaranteedRef { $0.maxURLLength }) {
+                bytes, layout in
+                Router(unretainedCore: core).resolveParsed(bytes, layout)
             }
         } catch {
             return .refused(Refusal(code: error.code == .tooLong ? .tooLong : .invalidURL, message: error.message))
@@ -171,23 +173,29 @@ extension Router {
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: captureCount) { captures in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { scratchBuffer in
                 let scratch = scratchBuffer.baseAddress!
-                if let refusal = checkPath(bytes, range, scratch: scratch) { return .refused(refusal) }
+                if layout.hostOrPathHasPercent, let refusal = checkPath(bytes, range, scratch: scratch) {
+                    return .refused(refusal)
+                }
                 let route = core.match(
                     bytes.baseAddress!, start: range.lowerBound, end: range.upperBound, scratch: scratch,
                     captures: captures.baseAddress!)
                 if route < 0 { return fallback(bytes, layout, range, scratch: scratch) }
-                let info = table.infos[route]
+                let info = core.infos[route]
                 var parameters: [Parameter] = []
                 parameters.reserveCapacity(info.pathParameters.count + info.query.count)
                 for (position, spec) in info.pathParameters.enumerated() {
                     let start = captures[2 * position]
                     let end = captures[2 * position + 1]
-                    let length = decode(bytes, start..<end, form: false, into: scratch + start)
+                    let value: UnsafeBufferPointer<UInt8>
+                    if layout.hostOrPathHasPercent {
+                        let length = decode(bytes, start..<end, form: false, into: scratch + start)
+                        value = UnsafeBufferPointer(start: scratch + start, count: length)
+                    } else {
+                        value = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                    }
                     parameters.append(
                         Parameter(
-                            name: spec.name, kind: spec.type.kind,
-                            value: String(
-                                decoding: UnsafeBufferPointer(start: scratch + start, count: length), as: UTF8.self),
+                            name: spec.name, kind: spec.type.kind, value: String(decoding: value, as: UTF8.self),
                             fromQuery: false))
                 }
                 if !info.query.isEmpty {
@@ -233,7 +241,13 @@ extension Router {
         for spec in info.query {
             var value = spec.defaultValue
             if let range = queryValue(spec.name, bytes, layout, scratch: scratch) {
-                if let problem = checkDecoded(bytes, range, form: true, scratch: scratch) {
+                var escaped = false
+                for index in range where bytes[index] == 0x25 {
+                    escaped = true
+                    break
+                }
+                // Without escapes the bytes are printable ASCII (the parser encoded the rest).
+                if escaped, let problem = checkDecoded(bytes, range, form: true, scratch: scratch) {
                     return Refusal(code: problem.0, message: "query parameter \"\(spec.name)\" \(problem.1)")
                 }
                 let decoded = UnsafeBufferPointer(

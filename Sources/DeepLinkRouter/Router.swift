@@ -18,6 +18,12 @@ public struct Router: Sendable {
         core = RouterCore(table: table, maxURLLength: maxURLLength)
     }
 
+    /// Wraps a core that the caller keeps alive, without retaining it again.
+    @inline(__always)
+    init(unretainedCore: Unmanaged<RouterCore>) {
+        core = unretainedCore._withUnsafeGuaranteedRef { $0 }
+    }
+
     /// The table this router was built from.
     public var table: RouteTable { core.table }
     /// URLs longer than this many UTF-8 bytes are refused with `.tooLong`.
@@ -69,16 +75,22 @@ public struct Router: Sendable {
     /// - Returns: The match, or `nil` when no route matches.
     @inline(__always)
     public func lookup(path: String) -> PathMatch? {
-        let core = self.core
-        if let result = path.utf8.withContiguousStorageIfAvailable({ core.lookup($0) }) { return result }
+        // The router keeps its core alive for the whole call: no need to retain it again.
+        let core = Unmanaged.passUnretained(self.core)
+        if let result = path.utf8.withContiguousStorageIfAvailable({ bytes in
+            core._withUnsafeGuaranteedRef { $0.lookup(bytes) }
+        }) {
+            return result
+        }
         var path = path
-        return path.withUTF8 { core.lookup($0) }
+        return path.withUTF8 { core.takeUnretainedValue().lookup($0) }
     }
 }
 
 /// The state a router shares between its copies.
 final class RouterCore: Sendable {
     let table: RouteTable
+    let infos: [RouteInfo]
     let maxURLLength: Int
     let matcher: Matcher
     let tables: MatcherTables
@@ -90,6 +102,7 @@ final class RouterCore: Sendable {
 
     init(table: RouteTable, maxURLLength: Int) {
         self.table = table
+        infos = table.infos
         self.maxURLLength = maxURLLength
         matcher = Matcher(routes: table.infos)
         tables = matcher.tables

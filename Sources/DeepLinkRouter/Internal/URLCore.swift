@@ -22,26 +22,33 @@ enum URLCore {
         _ input: String, maxLength: Int = Int.max,
         _ body: (UnsafeBufferPointer<UInt8>, URLLayout) -> R
     ) throws(URLParseError) -> R {
+        if let result = input.utf8.withContiguousStorageIfAvailable({ parseBytes($0, maxLength, body) }) {
+            return try result.get()
+        }
         var input = input
-        let result: Result<R, URLParseError> = input.withUTF8 { utf8 in
-            if utf8.count > maxLength {
-                return .failure(
-                    URLParseError(
-                        code: .tooLong, message: "URL is \(utf8.count) bytes long; the limit is \(maxLength)"))
-            }
-            let capacity = outputCapacity(forInputCount: utf8.count) + utf8.count
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { memory in
-                let output = memory.baseAddress!
-                let scratch = output + (capacity - utf8.count)
-                do throws(URLParseError) {
-                    let layout = try parse(utf8, output: output, scratch: scratch)
-                    return .success(body(UnsafeBufferPointer(start: output, count: layout.end), layout))
-                } catch {
-                    return .failure(error)
-                }
+        return try input.withUTF8 { parseBytes($0, maxLength, body) }.get()
+    }
+
+    @inline(__always)
+    static func parseBytes<R>(
+        _ utf8: UnsafeBufferPointer<UInt8>, _ maxLength: Int, _ body: (UnsafeBufferPointer<UInt8>, URLLayout) -> R
+    ) -> Result<R, URLParseError> {
+        if utf8.count > maxLength {
+            return .failure(
+                URLParseError(
+                    code: .tooLong, message: "URL is \(utf8.count) bytes long; the limit is \(maxLength)"))
+        }
+        let capacity = outputCapacity(forInputCount: utf8.count) + utf8.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { memory in
+            let output = memory.baseAddress!
+            let scratch = output + (capacity - utf8.count)
+            do throws(URLParseError) {
+                let layout = try parse(utf8, output: output, scratch: scratch)
+                return .success(body(UnsafeBufferPointer(start: output, count: layout.end), layout))
+            } catch {
+                return .failure(error)
             }
         }
-        return try result.get()
     }
 
     /// Parses `raw` into `output`, which must hold `outputCapacity(forInputCount:)` bytes;
@@ -156,10 +163,12 @@ enum URLCore {
                 if scheme[0] == 0x66 && scheme[1] == 0x74 && scheme[2] == 0x70 { return .ftp }
                 return nil
             case 4:
-                if scheme.elementsEqual("http".utf8) { return .http }
-                if scheme.elementsEqual("file".utf8) { return .file }
+                if scheme[0] == 0x68 && scheme[1] == 0x74 && scheme[2] == 0x74 && scheme[3] == 0x70 { return .http }
+                if scheme[0] == 0x66 && scheme[1] == 0x69 && scheme[2] == 0x6C && scheme[3] == 0x65 { return .file }
                 return nil
-            case 5: return scheme.elementsEqual("https".utf8) ? .https : nil
+            case 5:
+                return scheme[0] == 0x68 && scheme[1] == 0x74 && scheme[2] == 0x74 && scheme[3] == 0x70
+                    && scheme[4] == 0x73 ? .https : nil
             default: return nil
             }
         }
@@ -167,14 +176,15 @@ enum URLCore {
         /// The authority of a URL with `//`: credentials, host and port, ending at the path.
         mutating func parseAuthority() throws(URLParseError) {
             var authorityEnd = pointer
+            var atSign = -1
+            let special = isSpecial
             while authorityEnd < input.count {
                 let byte = input[authorityEnd]
-                if byte == 0x2F || byte == 0x3F || byte == 0x23 || (byte == 0x5C && isSpecial) { break }
+                if byte == 0x2F || byte == 0x3F || byte == 0x23 || (byte == 0x5C && special) { break }
+                if byte == 0x40 { atSign = authorityEnd }
                 authorityEnd += 1
             }
             var hostStart = pointer
-            var atSign = -1
-            for index in pointer..<authorityEnd where input[index] == 0x40 { atSign = index }
             out.append(0x2F)
             out.append(0x2F)
             layout.hasHost = true
@@ -271,6 +281,7 @@ enum URLCore {
                         throw URLParseError(
                             code: .invalidHost, message: "forbidden host code point \(Self.describe(byte))")
                     }
+                    if byte == 0x25 || byte >= 0x7F || byte < 0x20 { layout.hostOrPathHasPercent = true }
                     out.appendEncoded(byte, ByteSets.c0Control)
                 }
                 return
@@ -412,7 +423,12 @@ enum URLCore {
                         out.append(input[segmentStart])
                         out.append(0x3A)
                     } else {
-                        for index in segmentStart..<segmentEnd { out.appendEncoded(input[index], ByteSets.path) }
+                        let set = ByteSets.path
+                        for index in segmentStart..<segmentEnd {
+                            let byte = input[index]
+                            if byte == 0x25 || set.encodes(byte) { layout.hostOrPathHasPercent = true }
+                            out.appendEncoded(byte, set)
+                        }
                     }
                 }
                 if !endsWithSlash { break }

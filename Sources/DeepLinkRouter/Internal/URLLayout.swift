@@ -37,6 +37,8 @@ struct URLLayout: Sendable, Hashable {
     /// First byte after `#`, or -1.
     var fragmentStart = -1
     var end = 0
+    /// Whether the host or the path holds a `%` (so routing must percent-decode).
+    var hostOrPathHasPercent = false
 
     var hasCredentials: Bool { usernameEnd > usernameStart || passwordEnd > passwordStart }
 }

@@ -1,0 +1,206 @@
+internal import Foundation
+
+/// A catalog line that could not be loaded.
+public struct CatalogLineError: Hashable, Sendable, CustomStringConvertible {
+    /// The 1-based line number in the file.
+    public var line: Int
+    /// Why the line was rejected.
+    public var reason: String
+
+    public var description: String { "line \(line): \(reason)" }
+}
+
+/// What a catalog file held: entities, synonym groups and the lines that were rejected.
+public struct CatalogFile: Sendable {
+    /// The entities, in file order.
+    public var entities: [Entity]
+    /// Synonym groups; the first term of a group is its canonical form.
+    public var synonyms: [[String]]
+    /// Rejected lines; the other lines still loaded.
+    public var errors: [CatalogLineError]
+}
+
+/// Reads the JSON Lines catalog format described in `CatalogFormat.md`.
+public enum CatalogLoader {
+    /// Loads a catalog file; `image_file` paths are read relative to the file's directory and the
+    /// built-in feature print is computed from each image once, here.
+    ///
+    /// - Parameter path: The catalog file.
+    /// - Returns: The entities, synonyms and rejected lines.
+    /// - Throws: ``SearchError`` when the file cannot be read at all.
+    public static func load(path: String) throws(SearchError) -> CatalogFile {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw SearchError(code: .invalidCatalog, message: "cannot read catalog \(path)", cause: "\(error)")
+        }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return parse(Array(data), baseDirectory: directory)
+    }
+
+    /// Parses catalog text.
+    ///
+    /// - Parameters:
+    ///   - bytes: The JSON Lines bytes.
+    ///   - baseDirectory: Where `image_file` paths are relative to; `nil` rejects lines with one.
+    /// - Returns: The entities, synonyms and rejected lines.
+    public static func parse(_ bytes: [UInt8], baseDirectory: String? = nil) -> CatalogFile {
+        var result = CatalogFile(entities: [], synonyms: [], errors: [])
+        var seen = [EntityRef: Int]()
+        var lineNumber = 0
+        var start = 0
+        while start <= bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            lineNumber += 1
+            let line = bytes[start..<end]
+            start = end + 1
+            let trimmed = line.drop(while: isSpace).reversed().drop(while: isSpace)
+            if trimmed.isEmpty { continue }
+            do throws(SearchError) {
+                let value = try JSONValue.parse(line)
+                guard case .object(let object) = value else {
+                    throw SearchError(code: .invalidCatalog, message: "expected a JSON object, found \(value.kind)")
+                }
+                if let synonyms = object["synonyms"] {
+                    result.synonyms.append(try parseSynonyms(synonyms, object: object))
+                    continue
+                }
+                let entity = try parseEntity(object, baseDirectory: baseDirectory)
+                if let first = seen[entity.ref] {
+                    throw SearchError(
+                        code: .invalidCatalog, message: "duplicate entity \(entity.ref) (first on line \(first))")
+                }
+                seen[entity.ref] = lineNumber
+                result.entities.append(entity)
+            } catch {
+                var reason = error.message
+                if let cause = error.cause { reason += ": \(cause)" }
+                result.errors.append(CatalogLineError(line: lineNumber, reason: reason))
+            }
+        }
+        return result
+    }
+
+    private static func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 9 || b == 13 }
+
+    private static func parseSynonyms(_ value: JSONValue, object: [String: JSONValue]) throws(SearchError) -> [String] {
+        if object.count != 1 { throw fail("a synonym line has only the \"synonyms\" key") }
+        guard case .array(let items) = value else { throw fail("\"synonyms\" must be an array of strings") }
+        var terms = [String]()
+        for item in items {
+            guard case .string(let s) = item, !s.isEmpty else {
+                throw fail("\"synonyms\" must be an array of non-empty strings")
+            }
+            terms.append(s)
+        }
+        if terms.count < 2 { throw fail("\"synonyms\" needs at least two terms") }
+        return terms
+    }
+
+    static func parseEntity(_ o: [String: JSONValue], baseDirectory: String?) throws(SearchError) -> Entity {
+        let known: Set<String> = [
+            "type", "id", "title", "subtitle", "category", "tags", "attributes", "image", "thumbnail",
+            "image_file", "print", "prints", "related", "localized", "link",
+        ]
+        if let unknown = o.keys.sorted().first(where: { !known.contains($0) }) {
+            throw fail("unknown key \"\(unknown)\"")
+        }
+        var e = Entity(
+            type: try string(o, "type", required: true), id: try string(o, "id", required: true),
+            title: try string(o, "title", required: true))
+        e.subtitle = try string(o, "subtitle")
+        e.category = normalizeCategory(try string(o, "category"))
+        e.imageURL = try string(o, "image")
+        e.thumbnailURL = try string(o, "thumbnail")
+        e.link = try string(o, "link")
+        if let tags = o["tags"] {
+            guard case .array(let items) = tags else { throw fail("\"tags\" must be an array of strings") }
+            for item in items {
+                guard case .string(let s) = item else { throw fail("\"tags\" must be an array of strings") }
+                e.tags.append(s)
+            }
+        }
+        if let attributes = o["attributes"] {
+            guard case .object(let fields) = attributes else { throw fail("\"attributes\" must be an object") }
+            for (name, value) in fields {
+                switch value {
+                case .string(let s): e.attributes[name] = .string(s)
+                case .number(let n): e.attributes[name] = .number(n)
+                default: throw fail("attribute \"\(name)\" must be a string or a number, not \(value.kind)")
+                }
+            }
+        }
+        if let p = o["print"] { e.prints.append(try parsePrint(p)) }
+        if let ps = o["prints"] {
+            guard case .array(let items) = ps else { throw fail("\"prints\" must be an array") }
+            for p in items { e.prints.append(try parsePrint(p)) }
+        }
+        if let related = o["related"] {
+            guard case .array(let items) = related else { throw fail("\"related\" must be an array") }
+            for item in items {
+                guard case .object(let r) = item else { throw fail("\"related\" entries must be {\"type\", \"id\"}") }
+                e.related.append(
+                    EntityRef(type: try string(r, "type", required: true), id: try string(r, "id", required: true)))
+            }
+        }
+        if let localized = o["localized"] {
+            guard case .object(let locales) = localized else { throw fail("\"localized\" must be an object") }
+            for (locale, value) in locales {
+                guard case .object(let t) = value else {
+                    throw fail("\"localized\".\"\(locale)\" must be {\"title\", \"subtitle\"}")
+                }
+                e.localized[locale] = LocalizedText(title: try string(t, "title"), subtitle: try string(t, "subtitle"))
+            }
+        }
+        if let file = o["image_file"] {
+            guard case .string(let relative) = file, !relative.isEmpty else {
+                throw fail("\"image_file\" must be a non-empty string")
+            }
+            guard let baseDirectory else { throw fail("\"image_file\" needs a catalog file to be relative to") }
+            let path = relative.hasPrefix("/") ? relative : baseDirectory + "/" + relative
+            let image = try ImageDecoder.decode(path: path)
+            let print = FeaturePrinter.print(image)
+            e.prints.removeAll { $0.model == print.model }
+            e.prints.append(print)
+        }
+        try e.validate()
+        return e
+    }
+
+    private static func parsePrint(_ value: JSONValue) throws(SearchError) -> FeaturePrint {
+        guard case .object(let p) = value, case .array(let items)? = p["values"] else {
+            throw fail("a print must be {\"model\": string, \"values\": [numbers]}")
+        }
+        var values = [Float]()
+        values.reserveCapacity(items.count)
+        for item in items {
+            guard case .number(let n) = item else { throw fail("print values must be numbers") }
+            values.append(Float(n))
+        }
+        return FeaturePrint(model: try string(p, "model", required: true), values: values)
+    }
+
+    private static func string(_ o: [String: JSONValue], _ key: String, required: Bool = false) throws(SearchError)
+        -> String
+    {
+        switch o[key] {
+        case .string(let s)?:
+            if required && s.isEmpty { throw fail("\"\(key)\" must not be empty") }
+            return s
+        case nil, .null?:
+            if required { throw fail("missing \"\(key)\"") }
+            return ""
+        case let other?:
+            throw fail("\"\(key)\" must be a string, not \(other.kind)")
+        }
+    }
+
+    private static func fail(_ message: String) -> SearchError { SearchError(code: .invalidCatalog, message: message) }
+}
+
+/// Trims spaces around each segment and drops empty segments: ` Music / Rock/` → `Music/Rock`.
+func normalizeCategory(_ path: String) -> String {
+    path.split(separator: "/").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(
+        separator: "/")
+}

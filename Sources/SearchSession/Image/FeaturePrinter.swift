@@ -1,0 +1,237 @@
+internal import Foundation
+
+/// The built-in feature print: a fused, mirror-invariant global descriptor.
+///
+/// The image is reduced to at most 96 pixels on its longer side (see ``PixelReducer``), then five
+/// regions that are symmetric under a left–right mirror — the whole image, its central half, and
+/// the top, middle and bottom thirds — each contribute
+///
+/// - a colour histogram: 12 hue bins × 2 saturation levels plus one grey bin, soft-assigned along
+///   hue, weighted by saturation relative to the image's mean saturation (hue survives brightness
+///   changes; relative saturation survives contrast changes);
+/// - a gradient-orientation histogram of 6 bins over the *folded* orientation `min(θ, π − θ)`
+///   (a mirror maps θ to π − θ), soft-assigned, weighted by gradient magnitude.
+///
+/// Plus a coarse-scale orientation histogram of the whole image (robust to blur) and an 8 × 8
+/// luminance thumbnail averaged with its mirror and standardised (zero mean, unit norm; invariant
+/// to brightness and contrast). Each block is square-rooted (Hellinger), L2-normalised and weighted
+/// (whole-image blocks most, as crops keep them best); the result is L2-normalised, so the
+/// distance between two prints is `1 − cosine`.
+public enum FeaturePrinter {
+    /// The model id of the built-in print.
+    public static let model = "vi-feature-v1"
+    /// The built-in print's dimension.
+    public static let dimension = 200
+    /// The default largest distance for an image match with the built-in print.
+    public static let defaultMaxDistance: Float = 0.12
+
+    static let reducedSide = 96
+    private static let hueBins = 12
+    private static let colourBins = hueBins * 2 + 1
+    private static let orientationBins = 6
+
+    /// Computes the built-in print of a valid pixel buffer, reducing it first.
+    public static func print(_ buffer: PixelBuffer) -> FeaturePrint {
+        print(reduced: PixelReducer.reduce(buffer, maxSide: reducedSide))
+    }
+
+    static func print(reduced image: ReducedImage) -> FeaturePrint {
+        let w = image.width
+        let h = image.height
+        let n = w * h
+        var luma = [Float](repeating: 0, count: n)
+        var hue = [Float](repeating: 0, count: n)
+        var sat = [Float](repeating: 0, count: n)
+        for i in 0..<n {
+            let r = image.rgb[i * 3]
+            let g = image.rgb[i * 3 + 1]
+            let b = image.rgb[i * 3 + 2]
+            luma[i] = 0.299 * r + 0.587 * g + 0.114 * b
+            let mx = max(r, g, b)
+            let mn = min(r, g, b)
+            let c = mx - mn
+            sat[i] = mx > 0 ? c / mx : 0
+            if c > 0 {
+                var hh: Float
+                if mx == r {
+                    hh = (g - b) / c
+                } else if mx == g {
+                    hh = (b - r) / c + 2
+                } else {
+                    hh = (r - g) / c + 4
+                }
+                if hh < 0 { hh += 6 }
+                hue[i] = hh / 6
+            }
+        }
+        // Saturation relative to the image's mean, so a contrast change (which scales chroma) moves
+        // few pixels between the grey bin and the two saturation levels.
+        var meanSat: Float = 0
+        for v in sat { meanSat += v }
+        meanSat = max(meanSat / Float(max(n, 1)), 0.15)
+        let blurred = boxBlur(luma, w, h)
+        let (magnitude, orientation) = gradients(blurred, w, h)
+
+        // Regions as (x0, y0, x1, y1) fractions, all symmetric under a horizontal mirror.
+        let regions: [(Float, Float, Float, Float, Float)] = [
+            (0, 0, 1, 1, 2.0),
+            (0.25, 0.25, 0.75, 0.75, 1.2),
+            (0, 0, 1, 1.0 / 3, 0.6),
+            (0, 1.0 / 3, 1, 2.0 / 3, 0.6),
+            (0, 2.0 / 3, 1, 1, 0.6),
+        ]
+        var out = [Float]()
+        out.reserveCapacity(dimension)
+        for (fx0, fy0, fx1, fy1, weight) in regions {
+            let x0 = Int(fx0 * Float(w))
+            let x1 = max(x0 + 1, Int(fx1 * Float(w)))
+            let y0 = Int(fy0 * Float(h))
+            let y1 = max(y0 + 1, Int(fy1 * Float(h)))
+            var colour = [Float](repeating: 0, count: colourBins)
+            var orient = [Float](repeating: 0, count: orientationBins)
+            for y in y0..<min(y1, h) {
+                for x in x0..<min(x1, w) {
+                    let i = y * w + x
+                    // Soft everywhere: a pixel slides continuously between grey and colour, and
+                    // between the two saturation levels, so small changes move little mass.
+                    let s = min(sat[i] / meanSat, 2) * min(1, luma[i] / 24)
+                    colour[colourBins - 1] += max(0, 1 - s / 0.6)
+                    if s > 0 {
+                        let high = min(max((s - 0.6) / 0.8, 0), 1)
+                        let pos = hue[i] * Float(hueBins) - 0.5
+                        let lo = Int(pos.rounded(.down))
+                        let frac = pos - Float(lo)
+                        let a = ((lo % hueBins) + hueBins) % hueBins
+                        let b = (a + 1) % hueBins
+                        colour[a * 2] += (1 - frac) * s * (1 - high)
+                        colour[a * 2 + 1] += (1 - frac) * s * high
+                        colour[b * 2] += frac * s * (1 - high)
+                        colour[b * 2 + 1] += frac * s * high
+                    }
+                    softAdd(&orient, orientation[i], magnitude[i])
+                }
+            }
+            append(colour, weight: weight, to: &out)
+            append(orient, weight: weight, to: &out)
+        }
+        // Coarse-scale orientations, for blur.
+        let (cw, ch, coarse) = halve(blurred, w, h)
+        let (cm, co) = gradients(boxBlur(coarse, cw, ch), cw, ch)
+        var coarseOrient = [Float](repeating: 0, count: orientationBins)
+        for i in 0..<(cw * ch) { softAdd(&coarseOrient, co[i], cm[i]) }
+        append(coarseOrient, weight: 1.0, to: &out)
+        // Mirror-averaged 8 × 8 luminance thumbnail, kept as its 4 distinct columns × 8 rows.
+        var thumb = [Float](repeating: 0, count: 64)
+        var counts = [Float](repeating: 0, count: 64)
+        for y in 0..<h {
+            for x in 0..<w {
+                let t = (y * 8 / h) * 8 + (x * 8 / w)
+                thumb[t] += luma[y * w + x]
+                counts[t] += 1
+            }
+        }
+        var half = [Float](repeating: 0, count: 32)
+        for row in 0..<8 {
+            for col in 0..<4 {
+                let a = thumb[row * 8 + col] / max(counts[row * 8 + col], 1)
+                let b = thumb[row * 8 + 7 - col] / max(counts[row * 8 + 7 - col], 1)
+                half[row * 4 + col] = (a + b) / 2
+            }
+        }
+        let mean = half.reduce(0, +) / 32
+        var thumbBlock = half.map { $0 - mean }
+        normalize(&thumbBlock)
+        for v in thumbBlock { out.append(v * 0.5) }
+        while out.count < dimension { out.append(0) }
+        normalize(&out)
+        return FeaturePrint(model: model, values: out)
+    }
+
+    private static func softAdd(_ hist: inout [Float], _ angle: Float, _ weight: Float) {
+        // angle is folded into [0, π/2]; bins are centred at (k + 0.5) · (π/2) / bins.
+        let bins = hist.count
+        let pos = angle / (Float.pi / 2) * Float(bins) - 0.5
+        let lo = Int(pos.rounded(.down))
+        let frac = pos - Float(lo)
+        let a = min(max(lo, 0), bins - 1)
+        let b = min(max(lo + 1, 0), bins - 1)
+        hist[a] += (1 - frac) * weight
+        hist[b] += frac * weight
+    }
+
+    private static func append(_ block: [Float], weight: Float, to out: inout [Float]) {
+        var b = block.map { $0.squareRoot() }
+        normalize(&b)
+        for v in b { out.append(v * weight) }
+    }
+
+    static func normalize(_ v: inout [Float]) {
+        var sum: Float = 0
+        for x in v { sum += x * x }
+        guard sum > 0 else { return }
+        let inv = 1 / sum.squareRoot()
+        for i in v.indices { v[i] *= inv }
+    }
+
+    private static func boxBlur(_ src: [Float], _ w: Int, _ h: Int) -> [Float] {
+        var out = src
+        for y in 0..<h {
+            for x in 0..<w {
+                var s: Float = 0
+                var c: Float = 0
+                for dy in -1...1 {
+                    let yy = y + dy
+                    if yy < 0 || yy >= h { continue }
+                    for dx in -1...1 {
+                        let xx = x + dx
+                        if xx < 0 || xx >= w { continue }
+                        s += src[yy * w + xx]
+                        c += 1
+                    }
+                }
+                out[y * w + x] = s / c
+            }
+        }
+        return out
+    }
+
+    /// Gradient magnitude and folded orientation in [0, π/2].
+    private static func gradients(_ l: [Float], _ w: Int, _ h: Int) -> ([Float], [Float]) {
+        var mag = [Float](repeating: 0, count: w * h)
+        var ori = [Float](repeating: 0, count: w * h)
+        guard w >= 3, h >= 3 else { return (mag, ori) }
+        for y in 1..<(h - 1) {
+            for x in 1..<(w - 1) {
+                let i = y * w + x
+                let gx = l[i + 1] - l[i - 1]
+                let gy = l[i + w] - l[i - w]
+                let m = (gx * gx + gy * gy).squareRoot()
+                mag[i] = m
+                var theta = atan2(gy, gx)  // -π...π
+                if theta < 0 { theta += .pi }  // unsigned: 0...π
+                ori[i] = min(theta, .pi - theta)  // mirror-folded: 0...π/2
+            }
+        }
+        return (mag, ori)
+    }
+
+    private static func halve(_ src: [Float], _ w: Int, _ h: Int) -> (Int, Int, [Float]) {
+        let hw = max(1, w / 2)
+        let hh = max(1, h / 2)
+        var out = [Float](repeating: 0, count: hw * hh)
+        for y in 0..<hh {
+            for x in 0..<hw {
+                var s: Float = 0
+                var c: Float = 0
+                for yy in (y * 2)..<min(y * 2 + 2, h) {
+                    for xx in (x * 2)..<min(x * 2 + 2, w) {
+                        s += src[yy * w + xx]
+                        c += 1
+                    }
+                }
+                out[y * hw + x] = s / max(c, 1)
+            }
+        }
+        return (hw, hh, out)
+    }
+}

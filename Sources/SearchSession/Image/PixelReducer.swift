@@ -1,0 +1,66 @@
+/// A small RGB image of floats in 0...255, the input of the feature print.
+struct ReducedImage: Sendable {
+    var width: Int
+    var height: Int
+    /// Interleaved red, green, blue.
+    var rgb: [Float]
+}
+
+/// Shrinks a pixel buffer of any size, format and stride to a small image by area averaging.
+///
+/// One pass over the source, reading each row through its stride, with memory proportional to the
+/// output only: a 5K screenshot (~59 MB) is never copied or converted whole. Very large sources are
+/// sampled on a grid of at least four samples per output pixel and axis, which is plenty for an
+/// area average.
+enum PixelReducer {
+    /// Reduces `buffer` so that its longer side is at most `maxSide`, keeping the aspect ratio.
+    ///
+    /// The buffer must be valid (see ``PixelBuffer/validate()``).
+    static func reduce(_ buffer: PixelBuffer, maxSide: Int) -> ReducedImage {
+        let w = buffer.width
+        let h = buffer.height
+        let scale = min(1, Double(maxSide) / Double(max(w, h)))
+        let ow = max(1, Int((Double(w) * scale).rounded()))
+        let oh = max(1, Int((Double(h) * scale).rounded()))
+        let stepX = max(1, w / (ow * 4))
+        let stepY = max(1, h / (oh * 4))
+        let columns = stride(from: 0, to: w, by: stepX).map { $0 }
+        let targetColumn = columns.map { min(ow - 1, $0 * ow / w) }
+        var sums = [Float](repeating: 0, count: ow * oh * 3)
+        var counts = [Float](repeating: 0, count: ow * oh)
+        let bpp = buffer.format.bytesPerPixel
+        let (ri, gi, bi): (Int, Int, Int) =
+            switch buffer.format {
+            case .bgra8: (2, 1, 0)
+            case .rgba8, .rgb8: (0, 1, 2)
+            case .gray8: (0, 0, 0)
+            }
+        buffer.bytes.withUnsafeBufferPointer { src in
+            sums.withUnsafeMutableBufferPointer { sums in
+                counts.withUnsafeMutableBufferPointer { counts in
+                    var y = 0
+                    while y < h {
+                        let ty = min(oh - 1, y * oh / h)
+                        let rowStart = y * buffer.bytesPerRow
+                        for (k, x) in columns.enumerated() {
+                            let p = rowStart + x * bpp
+                            let t = ty * ow + targetColumn[k]
+                            sums[t * 3] += Float(src[p + ri])
+                            sums[t * 3 + 1] += Float(src[p + gi])
+                            sums[t * 3 + 2] += Float(src[p + bi])
+                            counts[t] += 1
+                        }
+                        y += stepY
+                    }
+                }
+            }
+        }
+        for t in 0..<(ow * oh) {
+            let c = max(counts[t], 1)
+            sums[t * 3] /= c
+            sums[t * 3 + 1] /= c
+            sums[t * 3 + 2] /= c
+        }
+        return ReducedImage(width: ow, height: oh, rgb: sums)
+    }
+}

@@ -1,0 +1,145 @@
+/// One matching document with everything the ranking and the display need.
+struct Candidate: Sendable {
+    var doc: Int32
+    /// Exact title/tag hits of a label rank before everything else.
+    var exact: Bool
+    /// The fused score.
+    var score: Float
+    var textScore: Float?
+    var distance: Float?
+    /// Indices of the text groups (labels, then free text) it matched.
+    var matchedGroups: [Int]
+
+    var match: MatchKind {
+        switch (textScore != nil, distance != nil) {
+        case (true, true): .textAndImage
+        case (false, true): .image
+        default: .text
+        }
+    }
+}
+
+/// A text group: analyzed terms that must all be present, weighted by label confidence.
+struct TextGroup: Sendable {
+    var display: String
+    var terms: [String]
+    var weight: Float
+}
+
+/// Text and image matching, fused into one ranking.
+enum Ranker {
+    /// Reciprocal-rank-fusion constant.
+    static let rrfK: Float = 60
+
+    enum Mode {
+        /// A document matches when it matches any group (the sheet: a union of labels).
+        case any
+        /// A document must match every group (a refined search: chips and free text narrow).
+        case all
+    }
+
+    /// Ranks the snapshot for text groups and image prints.
+    ///
+    /// - Returns: Candidates, best first: exact hits, then score, then document number (only the
+    ///   best `topK` when given). `nil` when there was nothing to match on (no groups, no prints),
+    ///   so the caller can browse instead.
+    static func rank(
+        _ s: CatalogSnapshot, groups: [TextGroup], mode: Mode, prints: [FeaturePrint], maxDistance: Float?,
+        imageLimit: Int, topK: Int? = nil
+    ) -> [Candidate]? {
+        // At most 32 groups (labels and free text): one bit each.
+        let usable = Array(groups.filter { !$0.terms.isEmpty }.prefix(32))
+        if usable.isEmpty && prints.isEmpty { return nil }
+        var text = [Candidate]()
+        if !usable.isEmpty {
+            // Dense accumulators over the snapshot: cheaper than hashing for large postings.
+            let n = s.entities.count
+            var score = [Float](repeating: 0, count: n)
+            var mask = [UInt32](repeating: 0, count: n)
+            var exactMask = [UInt32](repeating: 0, count: n)
+            var touched = [Int32]()
+            for (g, group) in usable.enumerated() {
+                let bit = UInt32(1) << UInt32(g)
+                let m = s.text.matchSorted(group.terms)
+                for (k, d) in m.docs.enumerated() {
+                    let i = Int(d)
+                    if mask[i] == 0 { touched.append(d) }
+                    mask[i] |= bit
+                    score[i] += m.scores[k] * group.weight
+                }
+                for d in s.text.exactMatches(group.terms) { exactMask[Int(d)] |= bit }
+            }
+            let all = usable.count == 32 ? UInt32.max : (UInt32(1) << UInt32(usable.count)) - 1
+            let indices = usable.map { u in groups.firstIndex { $0.display == u.display } ?? 0 }
+            for d in touched {
+                let i = Int(d)
+                let m = mask[i]
+                if mode == .all && m != all { continue }
+                var matched = [Int]()
+                for g in 0..<usable.count where m & (1 << UInt32(g)) != 0 { matched.append(indices[g]) }
+                text.append(
+                    Candidate(
+                        doc: d, exact: exactMask[i] & m != 0, score: score[i], textScore: score[i], distance: nil,
+                        matchedGroups: matched))
+            }
+        }
+        var imageLists = [[(doc: Int32, distance: Float)]]()
+        for p in prints {
+            guard let index = s.vectors[p.model], index.dimension == p.values.count else { continue }
+            let threshold =
+                maxDistance ?? (p.model == FeaturePrinter.model ? FeaturePrinter.defaultMaxDistance : 0.25)
+            imageLists.append(index.search(p.values, maxDistance: threshold, limit: imageLimit))
+        }
+        var out: [Candidate]
+        if imageLists.isEmpty {
+            return top(text, topK)
+        } else {
+            var fused = [Int32: Candidate]()
+            let textOrder = sorted(text)
+            for (rank, c) in textOrder.enumerated() {
+                var c = c
+                c.score = 1 / (rrfK + Float(rank + 1))
+                fused[c.doc] = c
+            }
+            for list in imageLists {
+                for (rank, hit) in list.enumerated() {
+                    let add = 1 / (rrfK + Float(rank + 1))
+                    if var c = fused[hit.doc] {
+                        c.score += add
+                        c.distance = min(c.distance ?? .infinity, hit.distance)
+                        fused[hit.doc] = c
+                    } else {
+                        fused[hit.doc] = Candidate(
+                            doc: hit.doc, exact: false, score: add, textScore: nil, distance: hit.distance,
+                            matchedGroups: [])
+                    }
+                }
+            }
+            out = Array(fused.values)
+        }
+        return top(out, topK)
+    }
+
+    /// The best `k` candidates in order, without sorting them all when `k` is small.
+    static func top(_ c: [Candidate], _ k: Int?) -> [Candidate] {
+        guard let k, c.count > k * 4 else { return sorted(c) }
+        var kept = [Candidate]()
+        kept.reserveCapacity(k + 1)
+        for x in c {
+            if kept.count == k, let worst = kept.last, !better(x, worst) { continue }
+            var i = kept.count
+            while i > 0 && better(x, kept[i - 1]) { i -= 1 }
+            kept.insert(x, at: i)
+            if kept.count > k { kept.removeLast() }
+        }
+        return kept
+    }
+
+    static func better(_ a: Candidate, _ b: Candidate) -> Bool {
+        if a.exact != b.exact { return a.exact }
+        if a.score != b.score { return a.score > b.score }
+        return a.doc < b.doc
+    }
+
+    static func sorted(_ c: [Candidate]) -> [Candidate] { c.sorted(by: better) }
+}

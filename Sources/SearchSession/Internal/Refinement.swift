@@ -1,0 +1,101 @@
+internal import Foundation
+
+/// A page token: the snapshot version, the offset of the next page, and a hash of the refinement
+/// that produced it, base64url-encoded.
+struct PageToken: Hashable, Sendable {
+    var version: UInt64
+    var offset: Int
+    var refinementHash: UInt64
+
+    var encoded: String {
+        let text = "p1.\(version).\(offset).\(String(refinementHash, radix: 16))"
+        return Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    init(version: UInt64, offset: Int, refinementHash: UInt64) {
+        self.version = version
+        self.offset = offset
+        self.refinementHash = refinementHash
+    }
+
+    init(decoding token: String) throws(SearchError) {
+        var b64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while b64.count % 4 != 0 { b64 += "=" }
+        guard token.count <= 200, let data = Data(base64Encoded: b64) else { throw .invalid("malformed page token") }
+        let parts = String(decoding: data, as: UTF8.self).split(separator: ".")
+        guard parts.count == 4, parts[0] == "p1", let v = UInt64(parts[1]), let o = Int(parts[2]), o >= 0,
+            let h = UInt64(parts[3], radix: 16)
+        else { throw .invalid("malformed page token") }
+        self.init(version: v, offset: o, refinementHash: h)
+    }
+}
+
+/// FNV-1a over the canonical text of a refinement (page size and token excluded: a later page may
+/// use another size, the offset is absolute).
+func refinementHash(session: String, _ r: SearchRequest) -> UInt64 {
+    let canonical = [
+        session, r.query.map { "q:" + $0 } ?? "-", r.disabledLabels.sorted().description,
+        r.entityTypes.sorted().description,
+        r.categories.map(normalizeCategory).sorted().description, r.filters.description,
+        String(describing: r.filterExpression), String(describing: r.sort),
+    ].joined(separator: "\u{1F}")
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for b in canonical.utf8 {
+        h ^= UInt64(b)
+        h &*= 0x100_0000_01b3
+    }
+    return h
+}
+
+extension AttributeFilter {
+    func validate() throws(SearchError) {
+        if attribute.isEmpty { throw .invalid("a filter needs an attribute name") }
+        switch condition {
+        case .anyOf(let values):
+            if values.isEmpty { throw .invalid("filter on \(attribute) has no values") }
+        case .range(let lo, let hi):
+            if lo == nil && hi == nil { throw .invalid("range filter on \(attribute) has no bounds") }
+            if let lo, !lo.isFinite { throw .invalid("range filter on \(attribute) has a non-finite minimum") }
+            if let hi, !hi.isFinite { throw .invalid("range filter on \(attribute) has a non-finite maximum") }
+            if let lo, let hi, lo > hi { throw .invalid("range filter on \(attribute) has min \(lo) > max \(hi)") }
+        }
+    }
+
+    /// Whether an entity satisfies the filter; a missing attribute never does.
+    func matches(_ e: borrowing Entity) -> Bool {
+        guard let value = e.attributes[attribute] else { return false }
+        switch (condition, value) {
+        case (.anyOf(let values), .string(let s)): return values.contains(s)
+        case (.anyOf(let values), .number(let n)): return values.contains { Double($0) == n }
+        case (.range(let lo, let hi), .number(let n)): return n >= (lo ?? -.infinity) && n <= (hi ?? .infinity)
+        case (.range, .string): return false
+        }
+    }
+}
+
+extension FilterExpression {
+    func validate(depth: Int = 0) throws(SearchError) {
+        if depth > 32 { throw .invalid("filter expression is nested deeper than 32") }
+        switch self {
+        case .filter(let f): try f.validate()
+        case .all(let children), .any(let children):
+            for c in children { try c.validate(depth: depth + 1) }
+        case .not(let child): try child.validate(depth: depth + 1)
+        }
+    }
+
+    func matches(_ e: borrowing Entity) -> Bool {
+        switch self {
+        case .filter(let f): f.matches(e)
+        case .all(let children): children.allSatisfy { $0.matches(e) }
+        case .any(let children): children.contains { $0.matches(e) }
+        case .not(let child): !child.matches(e)
+        }
+    }
+}
+
+/// Whether `category` is `filter` or one of its descendants.
+func categoryMatches(_ category: String, _ filter: String) -> Bool {
+    category == filter || (category.hasPrefix(filter) && category.dropFirst(filter.count).first == "/")
+}

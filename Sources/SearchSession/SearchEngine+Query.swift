@@ -1,0 +1,180 @@
+extension SearchEngine {
+    /// Answers the system sheet: a capped, ranked union of entity types, related content surfaced.
+    ///
+    /// Each label matches the entities containing all of its terms (in any weighted field); the
+    /// sheet is the union over labels, each weighted by its confidence. A pixel buffer is reduced
+    /// and printed once with the built-in model; a client print is compared only with prints of its
+    /// model. Text and image rankings are fused by reciprocal rank. Related entities of the top
+    /// results (an album's artist, and that artist's upcoming concerts) are added, marked
+    /// ``MatchKind/related``, with half their parent's score. Nothing within threshold → `[]`.
+    ///
+    /// - Parameter request: The descriptor, limit and max distance.
+    /// - Returns: At most `limit` results, best first.
+    /// - Throws: ``SearchError/Code/invalidArgument`` for a malformed descriptor, a negative or
+    ///   non-finite max distance, or a print whose length differs from its model's in the catalog.
+    public func query(_ request: QueryRequest) throws(SearchError) -> [QueryResult] {
+        let limit = try Self.limit(request.limit)
+        if let d = request.maxDistance, !(d.isFinite && d >= 0) {
+            throw .invalid("max distance \(d) must be a finite number ≥ 0")
+        }
+        let s = snapshot
+        let prints = try Self.prints(of: request.descriptor, in: s)
+        let groups = Self.groups(request.descriptor.labels, analyzer: s.analyzer)
+        let ranked =
+            Ranker.rank(
+                s, groups: groups, mode: .any, prints: prints, maxDistance: request.maxDistance,
+                imageLimit: Self.sheetImageCandidates, topK: limit) ?? []
+        return Self.sheet(
+            ranked, in: s, groups: groups, limit: limit, locale: request.descriptor.locale, today: today())
+    }
+
+    /// How many nearest prints a sheet query fuses (the sheet shows at most 20).
+    static let sheetImageCandidates = 100
+    /// How many nearest prints a session search keeps as image hits.
+    public static let searchImageCandidates = 1000
+
+    static func limit(_ requested: Int) throws(SearchError) -> Int {
+        if requested < 0 { throw .invalid("limit \(requested) must not be negative") }
+        return requested == 0 ? QueryRequest.defaultLimit : min(requested, QueryRequest.maximumLimit)
+    }
+
+    /// The prints a descriptor brings: the built-in print of its pixels and the client's print.
+    static func prints(of d: Descriptor, in s: CatalogSnapshot) throws(SearchError) -> [FeaturePrint] {
+        try d.validate()
+        var out = [FeaturePrint]()
+        if let buffer = d.pixelBuffer { out.append(FeaturePrinter.print(buffer)) }
+        if let p = d.featurePrint {
+            try checkDimension(p, in: s)
+            out.append(p)
+        }
+        return out
+    }
+
+    static func checkDimension(_ p: FeaturePrint, in s: CatalogSnapshot) throws(SearchError) {
+        let expected = p.model == FeaturePrinter.model ? FeaturePrinter.dimension : s.dimension(ofModel: p.model)
+        if let expected, expected != p.values.count {
+            throw .invalid("feature print of model \(p.model) has \(p.values.count) values; the model has \(expected)")
+        }
+    }
+
+    static func groups(_ labels: [Label], analyzer: Analyzer) -> [TextGroup] {
+        labels.map { TextGroup(display: $0.text, terms: analyzer.terms($0.text), weight: $0.weight) }
+    }
+
+    /// Today's date as `YYYY-MM-DD` (UTC), for "upcoming" related entities.
+    func today() -> String { Self.civilDate(unixMs: nowMs()) }
+
+    static func civilDate(unixMs: Int64) -> String {
+        // Howard Hinnant's days-to-civil algorithm.
+        let days = Int((unixMs / 1000).dividedFloor(by: 86_400))
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        func pad(_ v: Int, _ n: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, n - s.count)) + s
+        }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
+    }
+
+    /// Whether a related entity is worth surfacing: a dated entity (a concert) only when upcoming.
+    static func isCurrent(_ e: Entity, today: String) -> Bool {
+        guard case .string(let date)? = e.attributes["date"], date.count >= 10 else { return true }
+        return String(date.prefix(10)) >= today
+    }
+
+    /// Builds the sheet from a ranking: primaries, their related entities, display fields.
+    static func sheet(
+        _ ranked: [Candidate], in s: CatalogSnapshot, groups: [TextGroup], limit: Int, locale: String, today: String
+    ) -> [QueryResult] {
+        var chosen = [(doc: Int32, score: Float, candidate: Candidate?, parent: EntityRef?)]()
+        var seen = Set<Int32>()
+        let primaries = Array(ranked.prefix(limit))
+        for c in primaries { seen.insert(c.doc) }
+        // Related entities of the top primaries: one hop (album → artist) and two (→ concerts).
+        var related = [(doc: Int32, score: Float, parent: EntityRef)]()
+        let relatedBudget = primaries.count >= limit ? max(1, limit / 3) : limit - primaries.count
+        for c in primaries.prefix(3) where related.count < relatedBudget {
+            let parent = s.entities[Int(c.doc)]
+            var frontier = [parent]
+            for _ in 0..<2 {
+                var next = [Entity]()
+                for e in frontier {
+                    for r in e.related {
+                        guard let d = s.positions[r], !seen.contains(d) else { continue }
+                        let target = s.entities[Int(d)]
+                        next.append(target)
+                        guard isCurrent(target, today: today), related.count < relatedBudget else { continue }
+                        seen.insert(d)
+                        related.append((d, c.score * 0.5, parent.ref))
+                    }
+                }
+                frontier = next
+            }
+        }
+        let primaryCount = min(primaries.count, limit - related.count)
+        for c in primaries.prefix(primaryCount) { chosen.append((c.doc, c.score, c, nil)) }
+        for r in related { chosen.append((r.doc, r.score, nil, r.parent)) }
+        let several = chosen.count > 1
+        return chosen.map { item in
+            let e = s.entities[Int(item.doc)]
+            return result(
+                e, candidate: item.candidate, score: item.score, parent: item.parent, groups: groups,
+                locale: locale, several: several)
+        }
+    }
+
+    static func result(
+        _ e: Entity, candidate: Candidate?, score: Float, parent: EntityRef?, groups: [TextGroup], locale: String,
+        several: Bool
+    ) -> QueryResult {
+        let text = e.display(locale: locale)
+        return QueryResult(
+            entity: e.ref, title: truncate(text.title, 80), subtitle: truncate(text.subtitle, 160),
+            thumbnailURL: several ? (e.thumbnailURL.isEmpty ? e.imageURL : e.thumbnailURL) : "",
+            imageURL: several ? "" : (e.imageURL.isEmpty ? e.thumbnailURL : e.imageURL), deepLink: e.link,
+            score: score, match: candidate?.match ?? .related, distance: candidate?.distance,
+            matchedTerms: candidate?.matchedGroups.map { groups[$0].display } ?? [], relatedTo: parent,
+            category: e.category)
+    }
+
+    static func truncate(_ s: String, _ n: Int) -> String {
+        s.count <= n ? s : String(s.prefix(n - 1)) + "…"
+    }
+}
+
+extension Int64 {
+    fileprivate func dividedFloor(by d: Int64) -> Int64 {
+        let q = self / d
+        return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
+    }
+}
+
+extension SearchEngine {
+    /// The sheet query as a stream: each result is yielded once it is final, best first.
+    ///
+    /// Ranking needs every candidate before the first result is final, so the results arrive
+    /// together after the scan; the stream lets a server-streaming handler send each as soon as it
+    /// is encoded. Cancelling the consuming task stops the stream.
+    ///
+    /// - Parameter request: The descriptor, limit and max distance.
+    /// - Returns: The results, or a ``SearchError`` as the stream's error.
+    public func streamQuery(_ request: QueryRequest) -> AsyncThrowingStream<QueryResult, any Error> {
+        AsyncThrowingStream { continuation in
+            do {
+                for r in try query(request) {
+                    if case .terminated = continuation.yield(r) { return }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+/// "More results": captures descriptors into sessions and refines them.
+///
+/// Capture keeps the labels, the reduced image's print (never the pixels), the source and the
+/// locale under an unguessable id with a time to live, and answers with the pre-populated search
+/// state. Search loads the session from the store, so any instance sharing the store can
+/// continue it.
+public final class SearchSessions: Sendable {
+    /// The largest page size a capture may ask for.
+    public static let maximumPageSize = SearchEngine.maximumPageSize
+
+    /// The catalog.
+    public let engine: SearchEngine
+    /// Where sessions live.
+    public let store: any SessionStore
+    /// How long a session lives after capture.
+    public let timeToLive: Duration
+
+    /// Creates the session front of an engine.
+    ///
+    /// - Parameters:
+    ///   - engine: The catalog.
+    ///   - store: Where sessions live.
+    ///   - timeToLive: How long a session lives after capture (default one day).
+    public init(engine: SearchEngine, store: any SessionStore, timeToLive: Duration = .seconds(86_400)) {
+        self.engine = engine
+        self.store = store
+        self.timeToLive = timeToLive
+    }
+
+    /// Stores a descriptor as a session and returns its first page.
+    ///
+    /// - Parameters:
+    ///   - descriptor: What was captured.
+    ///   - pageSize: Results per page; 0 means 20, values above 100 are capped.
+    /// - Returns: The pre-populated search state.
+    /// - Throws: ``SearchError/Code/invalidArgument`` for a malformed descriptor;
+    ///   ``SearchError/Code/storage`` when the session cannot be stored.
+    public func capture(_ descriptor: Descriptor, pageSize: Int = 0) async throws(SearchError) -> SearchState {
+        if pageSize < 0 { throw .invalid("page size \(pageSize) must not be negative") }
+        let prints = try SearchEngine.prints(of: descriptor, in: engine.snapshot)
+        let now = engine.nowMs()
+        let ttl = timeToLive.components
+        let ttlMs = ttl.seconds * 1000 + ttl.attoseconds / 1_000_000_000_000_000
+        let record = SessionRecord(
+            id: SessionRecord.newID(), labels: descriptor.labels.filter { !$0.text.isEmpty }, prints: prints,
+            source: descriptor.source, locale: descriptor.locale,
+            pageSize: pageSize == 0 ? SearchEngine.defaultPageSize : min(pageSize, Self.maximumPageSize),
+            createdAtUnixMs: now, expiresAtUnixMs: now + ttlMs)
+        try await store.save(record)
+        return try engine.search(session: record, request: SearchRequest(sessionID: record.id))
+    }
+
+    /// Refines a session.
+    ///
+    /// - Parameter request: The whole refinement and the page token.
+    /// - Returns: The search state for that page.
+    /// - Throws: ``SearchError/Code/notFound`` for an unknown or expired session;
+    ///   ``SearchError/Code/invalidArgument`` for a bad refinement or token.
+    public func search(_ request: SearchRequest) async throws(SearchError) -> SearchState {
+        let record = try await store.load(id: request.sessionID, nowUnixMs: engine.nowMs())
+        return try engine.search(session: record, request: request)
+    }
+
+    /// Deletes expired sessions from the store.
+    ///
+    /// - Returns: How many were deleted.
+    @discardableResult
+    public func purgeExpired() async throws(SearchError) -> Int {
+        try await store.purgeExpired(nowUnixMs: engine.nowMs())
+    }
+}

@@ -1,0 +1,89 @@
+/// What Capture stores: the descriptor without its pixels.
+///
+/// A pixel buffer is reduced and printed at capture; only the print is kept, never the raw
+/// megapixels.
+public struct SessionRecord: Hashable, Sendable, Codable {
+    /// The unguessable session id: 128 random bits as 32 lower-case hex digits.
+    public var id: String
+    /// The captured labels, most confident first.
+    public var labels: [Label]
+    /// The built-in print of the captured pixels and/or the client's print.
+    public var prints: [FeaturePrint]
+    /// Where the descriptor came from.
+    public var source: Source
+    /// The person's locale.
+    public var locale: String
+    /// The query text shown at capture (empty: the labels are shown as chips).
+    public var queryText: String
+    /// Results per page.
+    public var pageSize: Int
+    /// When it was captured, in Unix milliseconds.
+    public var createdAtUnixMs: Int64
+    /// When it expires, in Unix milliseconds.
+    public var expiresAtUnixMs: Int64
+
+    /// Creates a record.
+    public init(
+        id: String, labels: [Label], prints: [FeaturePrint], source: Source, locale: String, queryText: String = "",
+        pageSize: Int, createdAtUnixMs: Int64, expiresAtUnixMs: Int64
+    ) {
+        self.id = id
+        self.labels = labels
+        self.prints = prints
+        self.source = source
+        self.locale = locale
+        self.queryText = queryText
+        self.pageSize = pageSize
+        self.createdAtUnixMs = createdAtUnixMs
+        self.expiresAtUnixMs = expiresAtUnixMs
+    }
+
+    /// A new random session id: 128 bits from the system's cryptographically secure generator
+    /// (`getrandom(2)` on Linux), as 32 lower-case hex digits.
+    public static func newID() -> String {
+        var g = SystemRandomNumberGenerator()
+        let a = g.next() as UInt64
+        let b = g.next() as UInt64
+        return hex(a) + hex(b)
+    }
+
+    private static func hex(_ v: UInt64) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+
+    /// Whether `id` has the shape of a session id.
+    public static func isWellFormed(_ id: String) -> Bool {
+        id.utf8.count == 32 && id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+}
+
+/// Where sessions live: in memory for tests, SQLite embedded, Redis across machines.
+///
+/// Every method may suspend (a network store does); implementations are safe to call concurrently.
+public protocol SessionStore: Sendable {
+    /// Stores a session durably: when this returns, the session survives a crash of the process.
+    ///
+    /// - Throws: ``SearchError/Code/storage``.
+    func save(_ record: SessionRecord) async throws(SearchError)
+
+    /// Loads a live session.
+    ///
+    /// - Parameters:
+    ///   - id: The session id.
+    ///   - nowUnixMs: The current time; a session expired at that time is not returned.
+    /// - Throws: ``SearchError/Code/notFound`` for an unknown, malformed or expired id;
+    ///   ``SearchError/Code/storage`` when the store fails.
+    func load(id: String, nowUnixMs: Int64) async throws(SearchError) -> SessionRecord
+
+    /// Deletes sessions expired at `nowUnixMs`.
+    ///
+    /// - Returns: How many were deleted.
+    func purgeExpired(nowUnixMs: Int64) async throws(SearchError) -> Int
+}
+
+extension SearchError {
+    static func sessionNotFound(_ id: String) -> SearchError {
+        SearchError(code: .notFound, message: "no session \(id.prefix(64)); it may have expired")
+    }
+}

@@ -1,0 +1,52 @@
+import Testing
+
+@testable import SearchSession
+
+@Suite struct BM25Tests {
+    // d0 "Red Guitar"; d1 "Blue Guitar" tagged "guitar"; d2 "Drum". N = 3, k1 = 1.2, b = 0.75.
+    // Title lengths 2, 2, 1 (avg 5/3); tag lengths 0, 1, 0 (avg 1/3).
+    let engine = SearchEngine(entities: [
+        Entity(type: "t", id: "d0", title: "Red Guitar"),
+        Entity(type: "t", id: "d1", title: "Blue Guitar", tags: ["guitar"]),
+        Entity(type: "t", id: "d2", title: "Drum"),
+    ])
+
+    @Test func scoresMatchHandComputedBM25F() throws {
+        let index = engine.snapshot.text
+        // idf(guitar) = ln(1 + (3 − 2 + 0.5) / (2 + 0.5)) = ln 1.6 = 0.470004
+        #expect(abs(index.idf("guitar") - 0.470004) < 1e-5)
+        // idf(red) = ln(1 + 2.5 / 1.5) = 0.980829
+        #expect(abs(index.idf("red") - 0.980829) < 1e-5)
+        let scores = index.matchAll(["guitar"])
+        // d0: title norm 0.25 + 0.75 · 2 / (5/3) = 1.15; tf̃ = 3 / 1.15 = 2.608696;
+        //     sat = tf̃ · 2.2 / (tf̃ + 1.2) = 1.506849; score = 0.470004 · 1.506849 = 0.708225
+        #expect(abs(try #require(scores[0]) - 0.708225) < 1e-4)
+        // d1: tf̃ = 2.608696 + 2 · 1 / (0.25 + 0.75 · 3) = 3.408696; sat = 1.627170; score = 0.764776
+        #expect(abs(try #require(scores[1]) - 0.764776) < 1e-4)
+        #expect(scores[2] == nil)
+        // "red guitar": only d0 has both; 0.708225 + 0.980829 · 1.506849 = 2.186186
+        let both = index.matchAll(["red", "guitar"])
+        #expect(both.count == 1)
+        #expect(abs(try #require(both[0]) - 2.186186) < 1e-4)
+    }
+
+    @Test func exactTagHitsRankFirst() throws {
+        let engine = SearchEngine(entities: [
+            Entity(type: "t", id: "many", title: "Guitar guitar guitar guitar"),
+            Entity(type: "t", id: "tagged", title: "Something else entirely here", tags: ["guitar"]),
+        ])
+        let results = try engine.query(QueryRequest(descriptor: Descriptor(labels: [Label("guitars")])))
+        #expect(results.map(\.entity.id) == ["tagged", "many"])
+    }
+
+    @Test func titleOutweighsTagsOutweighsSubtitleOutweighsCategory() throws {
+        let engine = SearchEngine(entities: [
+            Entity(type: "t", id: "category", title: "A", category: "Bass"),
+            Entity(type: "t", id: "subtitle", title: "B", subtitle: "Bass"),
+            Entity(type: "t", id: "tags", title: "C", tags: ["bass x"]),
+            Entity(type: "t", id: "title", title: "Bass D"),
+        ])
+        let results = try engine.query(QueryRequest(descriptor: Descriptor(labels: [Label("bass")])))
+        #expect(results.map(\.entity.id) == ["title", "tags", "subtitle", "category"])
+    }
+}

@@ -1,0 +1,174 @@
+import Testing
+
+@testable import SearchSession
+
+/// A deterministic generator for reproducible random tests.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+enum RandomCatalog {
+    static let types = ["album", "artist", "concert"]
+    static let categories = ["Music/Rock", "Music/Jazz", "Music/Pop", "Books/Fiction", "Books"]
+    static let cities = ["Berlin", "Hamburg", "Paris", "Tokyo", "Oslo"]
+
+    static func entities(_ n: Int, seed: UInt64, idPrefix: String = "e") -> [Entity] {
+        var rng = SplitMix64(state: seed)
+        return (0..<n).map { i in
+            var attributes = [String: AttributeValue]()
+            if Int.random(in: 0..<10, using: &rng) < 8 {
+                attributes["year"] = .number(Double(Int.random(in: 1950...2024, using: &rng)))
+            }
+            if Bool.random(using: &rng) { attributes["city"] = .string(cities.randomElement(using: &rng)!) }
+            if Bool.random(using: &rng) {
+                attributes["price"] = .number(Double(Int.random(in: 100...9000, using: &rng)) / 100)
+            }
+            let word = ["red", "blue", "green", "song", "live"].randomElement(using: &rng)!
+            return Entity(
+                type: types.randomElement(using: &rng)!, id: "\(idPrefix)\(i)", title: "\(word) item \(i)",
+                category: categories.randomElement(using: &rng)!, attributes: attributes)
+        }
+    }
+}
+
+@Suite struct FacetAndPagingTests {
+    func randomRequest(_ id: String, _ rng: inout SplitMix64) -> SearchRequest {
+        var r = SearchRequest(sessionID: id)
+        if Bool.random(using: &rng) {
+            r.entityTypes = Array(RandomCatalog.types.shuffled(using: &rng).prefix(Int.random(in: 1...2, using: &rng)))
+        }
+        if Bool.random(using: &rng) {
+            r.categories = Array(
+                ["Music", "Music/Rock", "Books", "Music/Jazz"].shuffled(using: &rng).prefix(
+                    Int.random(in: 1...2, using: &rng)))
+        }
+        if Bool.random(using: &rng) {
+            r.filters.append(.anyOf("city", Array(RandomCatalog.cities.shuffled(using: &rng).prefix(2))))
+        }
+        if Bool.random(using: &rng) {
+            let lo = Double(Int.random(in: 1950...2000, using: &rng))
+            r.filters.append(.range("year", min: lo, max: lo + Double(Int.random(in: 0...30, using: &rng))))
+        }
+        if Int.random(in: 0..<3, using: &rng) == 0 { r.filterExpression = .not(.filter(.range("price", max: 20))) }
+        return r
+    }
+
+    @Test func facetCountsEqualABruteForceRecount() throws {
+        let entities = RandomCatalog.entities(400, seed: 7)
+        let engine = SearchEngine(entities: entities)
+        let s = engine.snapshot
+        let session = SessionRecord(
+            id: "s", labels: [], prints: [], source: .camera, locale: "", pageSize: 10, createdAtUnixMs: 0,
+            expiresAtUnixMs: 1)
+        var rng = SplitMix64(state: 42)
+        var compared = 0
+        for _ in 0..<200 {
+            let r = randomRequest("s", &rng)
+            let state = try engine.search(session: session, request: r)
+            guard state.relaxations.isEmpty else { continue }
+            compared += 1
+            let typeOK = { (e: Entity) in r.entityTypes.isEmpty || r.entityTypes.contains(e.type) }
+            let catOK = { (e: Entity) in
+                r.categories.isEmpty || r.categories.contains { e.category == $0 || e.category.hasPrefix($0 + "/") }
+            }
+            let whereOK = { (e: Entity) in r.filterExpression.map { $0.matches(e) } ?? true }
+            let filtersOK = { (e: Entity, except: String?) in
+                r.filters.allSatisfy { $0.attribute == except || $0.matches(e) }
+            }
+            let all = entities.filter { typeOK($0) && catOK($0) && whereOK($0) && filtersOK($0, nil) }
+            #expect(state.totalHits == all.count)
+            for facet in state.facets {
+                for v in facet.values {
+                    let expected: Int
+                    switch facet.kind {
+                    case .type:
+                        expected =
+                            entities.filter { catOK($0) && whereOK($0) && filtersOK($0, nil) && $0.type == v.value }
+                            .count
+                    case .category:
+                        expected =
+                            entities.filter {
+                                typeOK($0) && whereOK($0) && filtersOK($0, nil)
+                                    && ($0.category == v.value || $0.category.hasPrefix(v.value + "/"))
+                            }.count
+                    case .string:
+                        expected =
+                            entities.filter {
+                                typeOK($0) && catOK($0) && whereOK($0) && filtersOK($0, facet.name)
+                                    && $0.attributes[facet.name] == .string(v.value)
+                            }.count
+                    case .number:
+                        let bounds = v.value.split(separator: ".").compactMap { Double($0) }
+                        let b = try #require(s.buckets[facet.name])
+                        expected =
+                            entities.filter { e in
+                                guard typeOK(e), catOK(e), whereOK(e), filtersOK(e, facet.name),
+                                    case .number(let n)? = e.attributes[facet.name]
+                                else { return false }
+                                // Integral buckets are inclusive; others half-open except the last.
+                                let isLast = b.index(of: n) == b.count - 1 && b.label(b.count - 1) == v.value
+                                return n >= bounds[0] && (b.integral || isLast ? n <= bounds[1] : n < bounds[1])
+                            }.count
+                    }
+                    #expect(v.count == expected, "facet \(facet.name) value \(v.value) for \(r)")
+                }
+            }
+        }
+        #expect(compared > 100)
+    }
+
+    @Test func aHundredPageWalkUnderConcurrentUpdatesNeverRepeatsOrSkips() async throws {
+        let engine = SearchEngine(entities: RandomCatalog.entities(1000, seed: 3))
+        let session = SessionRecord(
+            id: "walk", labels: [], prints: [], source: .camera, locale: "", pageSize: 10, createdAtUnixMs: 0,
+            expiresAtUnixMs: 1)
+        let request = SearchRequest(sessionID: "walk", sort: Sort(key: .attribute, attribute: "year"), pageSize: 10)
+        let first = try engine.search(session: session, request: request)
+        let total = first.totalHits
+        let updater = Task {
+            var round = 0
+            while !Task.isCancelled && round < 400 {
+                // Replace, insert and delete entities: every page after the first sees a newer catalog.
+                engine.upsert(
+                    RandomCatalog.entities(20, seed: UInt64(100 + round), idPrefix: round % 2 == 0 ? "e" : "n\(round)-")
+                )
+                engine.delete((0..<5).map { EntityRef(type: "album", id: "e\(round * 5 + $0)") })
+                round += 1
+                await Task.yield()
+            }
+            return round
+        }
+        var seen = [EntityRef]()
+        seen.append(contentsOf: first.results.map(\.entity))
+        var token = first.nextPageToken
+        var pages = 1
+        while !token.isEmpty {
+            var next = request
+            next.pageToken = token
+            let state = try engine.search(session: session, request: next)
+            #expect(state.totalHits == total)
+            #expect(state.catalogVersion == first.catalogVersion)
+            seen.append(contentsOf: state.results.map(\.entity))
+            token = state.nextPageToken
+            pages += 1
+            await Task.yield()
+        }
+        updater.cancel()
+        let rounds = await updater.value
+        #expect(pages == 100)
+        #expect(rounds > 0)
+        #expect(Set(seen).count == seen.count, "duplicates")
+        #expect(seen.count == total, "skips")
+        #expect(engine.snapshot.version > first.catalogVersion)
+        // A new walk sees the updated catalog.
+        let fresh = try engine.search(session: session, request: request)
+        #expect(fresh.catalogVersion == engine.snapshot.version)
+    }
+}

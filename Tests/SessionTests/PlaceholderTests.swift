@@ -1,5 +1,0 @@
-import Testing
-
-@Suite struct PlaceholderTests {
-    @Test func packageBuilds() { #expect(Bool(true)) }
-}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@testable import SearchSession
+
+@Suite struct SessionStoreTests {
+    static func temporaryPath() -> String {
+        NSTemporaryDirectory() + "sessions-\(SessionRecord.newID()).sqlite"
+    }
+
+    static func record(expires: Int64 = 2_000_000_000_000) -> SessionRecord {
+        SessionRecord(
+            id: SessionRecord.newID(), labels: [Label("guitar", confidence: 0.8), Label("amp")],
+            prints: [FeaturePrint(model: "m3", values: [1, 0.5, 0.25])], source: .screenshot, locale: "de-DE",
+            queryText: "", pageSize: 30, createdAtUnixMs: 1_000, expiresAtUnixMs: expires)
+    }
+
+    @Test func sessionIdsAre128RandomBits() {
+        let ids = (0..<1000).map { _ in SessionRecord.newID() }
+        #expect(Set(ids).count == 1000)
+        #expect(ids.allSatisfy(SessionRecord.isWellFormed))
+    }
+
+    @Test func aSessionSurvivesClosingAndReopeningTheDatabase() async throws {
+        let path = Self.temporaryPath()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let r = Self.record()
+        do {
+            let store = try SQLiteSessionStore(path: path)
+            try await store.save(r)
+        }
+        let reopened = try SQLiteSessionStore(path: path)
+        #expect(try await reopened.load(id: r.id, nowUnixMs: 5_000) == r)
+    }
+
+    @Test func aCommittedSessionSurvivesKillDashNine() async throws {
+        let path = Self.temporaryPath()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let r = Self.record()
+        let blob = Array(try JSONEncoder().encode(r))
+        let store = try SQLiteSessionStore(path: path)
+        // Warm the code path in this process so the child runs nothing for the first time.
+        try store.save(encoded: blob, id: SessionRecord.newID(), expiresAtUnixMs: 0)
+        let child = fork()
+        if child == 0 {
+            // The child commits through its own connection, then dies without closing anything.
+            if let own = try? SQLiteSessionStore(path: path) {
+                try? own.save(encoded: blob, id: r.id, expiresAtUnixMs: r.expiresAtUnixMs)
+            }
+            kill(getpid(), SIGKILL)
+            _exit(1)
+        }
+        #expect(child > 0)
+        var status: Int32 = 0
+        waitpid(child, &status, 0)
+        #expect(status & 0x7f == SIGKILL, "the child was killed by SIGKILL")
+        let reopened = try SQLiteSessionStore(path: path)
+        #expect(try await reopened.load(id: r.id, nowUnixMs: 5_000) == r)
+    }
+
+    @Test(arguments: [false, true])
+    func unknownAndExpiredIdsAreNotFoundAndExpiredOnesArePurged(sqlite: Bool) async throws {
+        let path = Self.temporaryPath()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store: any SessionStore = sqlite ? try SQLiteSessionStore(path: path) : InMemorySessionStore()
+        let live = Self.record(expires: 10_000)
+        let dead = Self.record(expires: 2_000)
+        try await store.save(live)
+        try await store.save(dead)
+        #expect(try await store.load(id: live.id, nowUnixMs: 5_000) == live)
+        await #expect(throws: SearchError.sessionNotFound(dead.id)) {
+            try await store.load(id: dead.id, nowUnixMs: 5_000)
+        }
+        let unknown = SessionRecord.newID()
+        await #expect(throws: SearchError.sessionNotFound(unknown)) {
+            try await store.load(id: unknown, nowUnixMs: 5_000)
+        }
+        await #expect(throws: SearchError.self) { try await store.load(id: "'; DROP TABLE sessions; --", nowUnixMs: 0) }
+        #expect(try await store.purgeExpired(nowUnixMs: 5_000) == 1)
+        #expect(try await store.load(id: live.id, nowUnixMs: 5_000) == live)
+    }
+
+    @Test func captureThroughSQLiteContinuesOnAnotherInstance() async throws {
+        let path = Self.temporaryPath()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let engine = Fixtures.engine()
+        let captured = try await SearchSessions(engine: engine, store: try SQLiteSessionStore(path: path))
+            .capture(Descriptor(labels: [Label("beatles")]), pageSize: 2)
+        let other = SearchSessions(engine: Fixtures.engine(), store: try SQLiteSessionStore(path: path))
+        let page2 = try await other.search(
+            SearchRequest(sessionID: captured.sessionID, pageToken: captured.nextPageToken))
+        #expect(page2.totalHits == captured.totalHits)
+        #expect(Set(page2.results.map(\.entity)).isDisjoint(with: captured.results.map(\.entity)))
+    }
+}

@@ -1,0 +1,130 @@
+// Sheet query, search-with-facets and exact vector scan timings on a generated catalog.
+//
+//     bench/gen-catalog && swift run -c release --package-path bench/search search-bench \
+//         bench/out/catalog-100k.jsonl bench/out/queries.jsonl
+import Foundation
+import SearchSession
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
+func measure(_ name: String, rounds: Int, _ body: (Int) throws -> Void, count: Int) rethrows {
+    for i in 0..<min(count, 50) { try body(i) }  // warm-up
+    var samples = [Double]()
+    for _ in 0..<rounds {
+        for i in 0..<count {
+            let start = ContinuousClock.now
+            try body(i)
+            let d = ContinuousClock.now - start
+            samples.append(Double(d.components.attoseconds) / 1e12 + Double(d.components.seconds) * 1e6)
+        }
+    }
+    samples.sort()
+    print(
+        String(
+            format: "%-34@ n=%6d  p50 %8.1f µs  p99 %8.1f µs  mean %8.1f µs", name as NSString, samples.count,
+            percentile(samples, 0.5), percentile(samples, 0.99), samples.reduce(0, +) / Double(samples.count)))
+}
+
+let arguments = CommandLine.arguments
+let catalogPath = arguments.count > 1 ? arguments[1] : "bench/out/catalog-100k.jsonl"
+let queriesPath = arguments.count > 2 ? arguments[2] : "bench/out/queries.jsonl"
+
+var start = ContinuousClock.now
+let file = try CatalogLoader.load(path: catalogPath)
+print("load: \(file.entities.count) entities, \(file.errors.count) bad lines in \(ContinuousClock.now - start)")
+start = ContinuousClock.now
+let engine = SearchEngine(catalog: file)
+print("index build: \(ContinuousClock.now - start)")
+
+struct Query: Decodable {
+    struct L: Decodable {
+        var text: String
+        var confidence: Float
+    }
+    var labels: [L]
+    var category: String
+}
+let queries = try String(contentsOfFile: queriesPath, encoding: .utf8).split(separator: "\n").map {
+    try JSONDecoder().decode(Query.self, from: Data($0.utf8))
+}
+let descriptors = queries.map { Descriptor(labels: $0.labels.map { Label($0.text, confidence: $0.confidence) }) }
+
+if arguments.count > 3 && arguments[3] == "search-loop" {
+    // For profilers: only the session search, many times.
+    for round in 0..<10 {
+        for (i, d) in descriptors.enumerated() {
+            let session = SessionRecord(
+                id: "p\(i)", labels: d.labels, prints: [], source: .camera, locale: "", pageSize: 20,
+                createdAtUnixMs: 0, expiresAtUnixMs: .max)
+            _ = try engine.search(session: session, request: SearchRequest(sessionID: session.id))
+        }
+        print("round \(round)")
+    }
+    exit(0)
+}
+
+var hits = 0
+try measure("sheet query (labels, limit 10)", rounds: 3, { i in
+    hits += try engine.query(QueryRequest(descriptor: descriptors[i])).count
+}, count: descriptors.count)
+
+// nDCG@10 against bench/search-peers.py's judgements, when present.
+let judgementsPath = (queriesPath as NSString).deletingLastPathComponent + "/judgements.json"
+if let data = FileManager.default.contents(atPath: judgementsPath),
+    let judgements = try? JSONDecoder().decode([[String: Int]].self, from: data), judgements.count == descriptors.count
+{
+    var total = 0.0
+    for (i, d) in descriptors.enumerated() {
+        let ranked = try engine.query(QueryRequest(descriptor: d)).map { "\($0.entity.type)/\($0.entity.id)" }
+        let grades = judgements[i]
+        var dcg = 0.0
+        for (k, r) in ranked.prefix(10).enumerated() { dcg += (pow(2, Double(grades[r] ?? 0)) - 1) / log2(Double(k + 2)) }
+        var idcg = 0.0
+        for (k, g) in grades.values.sorted(by: >).prefix(10).enumerated() { idcg += (pow(2, Double(g)) - 1) / log2(Double(k + 2)) }
+        total += idcg > 0 ? dcg / idcg : 0
+    }
+    print(String(format: "sheet nDCG@10 %.4f (judgements from bench/search-peers.py)", total / Double(descriptors.count)))
+}
+
+let sessions = descriptors.enumerated().map { i, d in
+    SessionRecord(
+        id: "bench-\(i)", labels: d.labels, prints: [], source: .camera, locale: "", pageSize: 20,
+        createdAtUnixMs: 0, expiresAtUnixMs: .max)
+}
+try measure("search page 1 + facets", rounds: 1, { i in
+    _ = try engine.search(session: sessions[i], request: SearchRequest(sessionID: sessions[i].id))
+}, count: sessions.count)
+try measure("search + category + year filter", rounds: 1, { i in
+    _ = try engine.search(
+        session: sessions[i],
+        request: SearchRequest(
+            sessionID: sessions[i].id, categories: [queries[i].category], filters: [.range("year", min: 1980, max: 2000)]))
+}, count: sessions.count)
+
+var rng = SystemRandomNumberGenerator()
+let printQueries = (0..<100).map { _ in
+    FeaturePrint(model: "bench-128", values: (0..<128).map { _ in Float.random(in: -1...1, using: &rng) })
+}
+try measure("exact scan 100k × 128 (top 10)", rounds: 3, { i in
+    _ = try engine.query(QueryRequest(descriptor: Descriptor(featurePrint: printQueries[i]), maxDistance: 2))
+}, count: printQueries.count)
+
+// The built-in print of a 5K BGRA screenshot.
+let w = 5120
+let h = 2880
+var bytes = [UInt8](repeating: 0, count: w * h * 4)
+for i in stride(from: 0, to: bytes.count, by: 7) { bytes[i] = UInt8(truncatingIfNeeded: i / 4096) }
+let screenshot = PixelBuffer(width: w, height: h, bytesPerRow: w * 4, format: .bgra8, bytes: bytes)
+let small = PixelBuffer(width: 640, height: 480, bytesPerRow: 640 * 3, format: .rgb8, bytes: Array(bytes.prefix(640 * 480 * 3)))
+measure("feature print, 5K BGRA screenshot", rounds: 1, { _ in _ = FeaturePrinter.print(screenshot) }, count: 20)
+measure("feature print, 640×480 RGB", rounds: 1, { _ in _ = FeaturePrinter.print(small) }, count: 50)
+start = ContinuousClock.now
+let update = engine.upsert(Array(file.entities.prefix(100)).map { e in
+    var e = e
+    e.title += " updated"
+    return e
+})
+print("upsert of 100 entities → version \(update.catalogVersion) in \(ContinuousClock.now - start)")
+print("(\(hits) sheet results)")
