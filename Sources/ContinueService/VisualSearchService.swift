@@ -1,52 +1,154 @@
-import SearchAPI
+public import DeepLinkRouter
+public import SearchAPI
+public import SearchSession
 public import WireProtocol
 
 /// `vicontinue.v1.VisualSearch`: thin handlers from API messages to the libraries.
+///
+/// Each handler converts the request, calls the search engine, the session layer or the router,
+/// and converts the answer back; library errors become their gRPC statuses. Results carry the
+/// router's canonical link for their entity, or the catalog's own link for a type without a route.
 public struct VisualSearchService: Sendable {
     /// Pixel buffers are large (a 5K screenshot is ~59 MB), so the methods that carry a
-    /// descriptor accept more than the default 4 MiB.
+    /// descriptor or catalog entities accept more than the default 4 MiB.
     public static let descriptorReceiveLimit = 64 << 20
 
-    public init() {}
+    /// Sessions, and through them the search engine.
+    public let sessions: SearchSessions
+    /// The route table for Resolve, Link and result links.
+    public let router: DeepLinkRouter.Router
+
+    public init(sessions: SearchSessions, router: DeepLinkRouter.Router) {
+        self.sessions = sessions
+        self.router = router
+    }
 
     /// The methods to serve.
     public var methods: [ServerMethod] {
         typealias Paths = MethodPaths.VisualSearch
         return [
-            .unary(Paths.query, maxRequestBytes: Self.descriptorReceiveLimit) {
-                (_: QueryRequest, _) throws(RPCError) -> QueryResponse in
-                throw notYet("Query")
+            .unary(Paths.query, maxRequestBytes: Self.descriptorReceiveLimit) { (request: SearchAPI.QueryRequest, _) in
+                try SearchAPI.QueryResponse(results: query(request).map(linked))
             },
             .serverStreaming(Paths.streamQuery, maxRequestBytes: Self.descriptorReceiveLimit) {
-                (_: QueryRequest, _, _: MessageSink<QueryResult>) throws(RPCError) in
-                throw notYet("StreamQuery")
+                (request: SearchAPI.QueryRequest, _, sink: MessageSink<SearchAPI.QueryResult>) in
+                let converted = try SearchSession.QueryRequest(request)
+                do {
+                    for try await result in sessions.engine.streamQuery(converted) {
+                        try await sink.send(linked(SearchAPI.QueryResult(result)))
+                    }
+                } catch let error as SearchError {
+                    throw RPCError(error)
+                }
             },
             .unary(Paths.capture, maxRequestBytes: Self.descriptorReceiveLimit) {
-                (_: CaptureRequest, _) throws(RPCError) -> SearchState in
-                throw notYet("Capture")
+                (request: CaptureRequest, _) throws(RPCError) -> SearchAPI.SearchState in
+                let descriptor = try SearchSession.Descriptor(request.descriptor)
+                let state = try await mappingErrors { () async throws(SearchError) in
+                    try await sessions.capture(descriptor, pageSize: Int(request.pageSize))
+                }
+                return linked(SearchAPI.SearchState(state))
             },
-            .unary(Paths.search) { (_: SearchRequest, _) throws(RPCError) -> SearchState in
-                throw notYet("Search")
+            .unary(Paths.search) { (request: SearchAPI.SearchRequest, _) throws(RPCError) -> SearchAPI.SearchState in
+                let converted = try SearchSession.SearchRequest(request)
+                let state = try await mappingErrors { () async throws(SearchError) in
+                    try await sessions.search(converted)
+                }
+                return linked(SearchAPI.SearchState(state))
             },
-            .unary(Paths.resolve) { (_: ResolveRequest, _) throws(RPCError) -> Destination in
-                throw notYet("Resolve")
+            .unary(Paths.resolve) { (request: ResolveRequest, _) throws(RPCError) -> SearchAPI.Destination in
+                try resolve(request)
             },
-            .unary(Paths.link) { (_: LinkRequest, _) throws(RPCError) -> LinkResponse in
-                throw notYet("Link")
+            .unary(Paths.link) { (request: LinkRequest, _) throws(RPCError) -> LinkResponse in
+                try link(request)
             },
             .unary(Paths.upsertEntities, maxRequestBytes: Self.descriptorReceiveLimit) {
-                (_: UpsertEntitiesRequest, _) throws(RPCError) -> CatalogUpdateResponse in
-                throw notYet("UpsertEntities")
+                (request: UpsertEntitiesRequest, _) -> CatalogUpdateResponse in
+                CatalogUpdateResponse(sessions.engine.upsert(request.entities.map(SearchSession.Entity.init)))
             },
-            .unary(Paths.deleteEntities) {
-                (_: DeleteEntitiesRequest, _) throws(RPCError) -> CatalogUpdateResponse in
-                throw notYet("DeleteEntities")
+            .unary(Paths.deleteEntities) { (request: DeleteEntitiesRequest, _) -> CatalogUpdateResponse in
+                CatalogUpdateResponse(
+                    sessions.engine.delete(request.entities.map { SearchSession.EntityRef(type: $0.type, id: $0.id) }))
             },
         ]
     }
-}
 
-/// The answer of a method whose library has not landed yet.
-private func notYet(_ method: String) -> RPCError {
-    RPCError(code: .unimplemented, message: "\(method) is not implemented yet")
+    /// Runs a search-library call, turning its error into the matching status.
+    private func mappingErrors<Value>(
+        _ body: () async throws(SearchError) -> Value
+    ) async throws(RPCError) -> Value {
+        do {
+            return try await body()
+        } catch {
+            throw RPCError(error)
+        }
+    }
+
+    private func query(_ request: SearchAPI.QueryRequest) throws(RPCError) -> [SearchAPI.QueryResult] {
+        let converted = try SearchSession.QueryRequest(request)
+        do {
+            return try sessions.engine.query(converted).map(SearchAPI.QueryResult.init)
+        } catch {
+            throw RPCError(error)
+        }
+    }
+
+    private func resolve(_ request: ResolveRequest) throws(RPCError) -> SearchAPI.Destination {
+        let resolution: Resolution
+        switch request.target {
+        case .url(let url): resolution = router.resolve(url: url)
+        case .entity(let entity): resolution = router.resolve(entityType: entity.type, id: entity.id)
+        case nil: throw RPCError(code: .invalidArgument, message: "resolve needs a url or an entity")
+        }
+        switch resolution {
+        case .destination(let destination), .fallback(let destination): return SearchAPI.Destination(destination)
+        case .refused(let refusal): throw RPCError(refusal)
+        }
+    }
+
+    private func link(_ request: LinkRequest) throws(RPCError) -> LinkResponse {
+        do {
+            switch request.target {
+            case .entity(let entity):
+                return LinkResponse(try router.link(entityType: entity.type, id: entity.id))
+            case .destination(let destination):
+                guard !destination.route.isEmpty else {
+                    throw RPCError(code: .invalidArgument, message: "destination.route is required to link")
+                }
+                var parameters: [String: String] = [:]
+                for param in destination.params {
+                    switch param.value {
+                    case .intValue(let number): parameters[param.name] = String(number)
+                    case .stringValue(let string): parameters[param.name] = string
+                    case nil: parameters[param.name] = ""
+                    }
+                }
+                return LinkResponse(try router.link(route: destination.route, parameters: parameters))
+            case nil:
+                throw RPCError(code: .invalidArgument, message: "link needs a destination or an entity")
+            }
+        } catch let error as LinkError {
+            throw RPCError(error)
+        } catch let error as RPCError {
+            throw error
+        } catch {
+            throw RPCError(code: .internalError, message: "\(error)")
+        }
+    }
+
+    /// The result with the router's canonical link for its entity, when its type has a route.
+    private func linked(_ result: SearchAPI.QueryResult) -> SearchAPI.QueryResult {
+        guard let entity = result.entity, let link = try? router.link(entityType: entity.type, id: entity.id) else {
+            return result
+        }
+        var result = result
+        result.deepLink = link.canonicalURL
+        return result
+    }
+
+    private func linked(_ state: SearchAPI.SearchState) -> SearchAPI.SearchState {
+        var state = state
+        state.results = state.results.map(linked)
+        return state
+    }
 }

@@ -19,6 +19,7 @@ enum ServeCommand {
             EXAMPLES:
               vi-continue serve
               vi-continue serve --port 6000 --unix-socket /tmp/vi.sock
+              vi-continue serve --catalog my.jsonl --routes my-routes.json --store memory
             """,
         options: [
             OptionSpec("host", valueName: "ADDR", help: "The TCP address to listen on (default 127.0.0.1)."),
@@ -26,6 +27,13 @@ enum ServeCommand {
             OptionSpec(
                 "unix-socket", valueName: "PATH",
                 help: "The Unix socket path; 'none' disables it (default $XDG_RUNTIME_DIR or /tmp, vi-continue.sock)."),
+            OptionSpec("catalog", valueName: "FILE", help: "The catalog, JSON Lines (default: the bundled demo)."),
+            OptionSpec("routes", valueName: "FILE", help: "The route table, JSON (default: the bundled demo)."),
+            OptionSpec(
+                "store", valueName: "STORE", help: "Sessions: sqlite (default), sqlite:PATH or memory."),
+            OptionSpec(
+                "state-dir", valueName: "DIR",
+                help: "Where the SQLite sessions live (default $XDG_STATE_HOME/vi-continue, else .vi-continue)."),
         ])
 
     static func run(_ arguments: ParsedArguments) async -> Int32 {
@@ -39,9 +47,17 @@ enum ServeCommand {
         let socket = settings.value("unix-socket") ?? defaultSocketPath()
         configuration.unixSocketPath = socket == "none" ? nil : socket
 
+        let setup: ServiceSetup
+        do {
+            setup = try ServiceSetup.load(settings)
+        } catch {
+            writeError("error: \(error)")
+            return ExitCode.usage
+        }
+        writeError("vi-continue: \(setup.description)")
         let health = HealthService()
-        let server = GRPCServer(
-            configuration: configuration, methods: health.methods + VisualSearchService().methods)
+        let service = VisualSearchService(sessions: setup.sessions, router: setup.router)
+        let server = GRPCServer(configuration: configuration, methods: health.methods + service.methods)
         let signals = ShutdownSignals {
             health.stopWatching()
             server.beginGracefulShutdown()

@@ -48,7 +48,7 @@ import WireProtocol
     @Test("hostile messages are INTERNAL and the server keeps serving", arguments: cases)
     func hostileMessage(name: String, path: String, bytes: [UInt8], message: String) async throws {
         let health = HealthService()
-        try await withTestServer(methods: health.methods + VisualSearchService().methods) { addresses in
+        try await withTestServer(methods: health.methods + DemoService.make().methods) { addresses in
             let client = GRPCClient(target: .tcp(host: "127.0.0.1", port: addresses.tcpPort!))
             let error = await #expect(throws: RPCError.self) { try await client.unary(path: path, request: bytes) }
             #expect(error?.code == .internalError, "\(name)")

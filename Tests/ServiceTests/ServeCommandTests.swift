@@ -20,16 +20,21 @@ import WireProtocol
             socketPath =
                 NSTemporaryDirectory() + "vi-continue-serve-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
             process.executableURL = ServeCommandTests.executable
-            process.arguments = ["serve", "--port", "0", "--unix-socket", socketPath]
+            process.arguments = ["serve", "--port", "0", "--unix-socket", socketPath, "--store", "memory"]
             process.standardError = stderr
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            // The first line is "vi-continue: serving on 127.0.0.1:PORT and unix:PATH".
-            var line: [UInt8] = []
-            while let byte = stderr.fileHandleForReading.readData(ofLength: 1).first, byte != UInt8(ascii: "\n") {
-                line.append(byte)
+            // Startup lines go to stderr; the one that matters reads
+            // "vi-continue: serving on 127.0.0.1:PORT and unix:PATH".
+            var text = ""
+            while !text.contains("serving on") {
+                var line: [UInt8] = []
+                while let byte = stderr.fileHandleForReading.readData(ofLength: 1).first, byte != UInt8(ascii: "\n") {
+                    line.append(byte)
+                }
+                if line.isEmpty, !process.isRunning { break }
+                text = String(decoding: line, as: UTF8.self)
             }
-            let text = String(decoding: line, as: UTF8.self)
             guard let range = text.range(of: "127.0.0.1:"),
                 let port = Int(text[range.upperBound...].prefix { $0.isNumber })
             else {

@@ -972,7 +972,7 @@ struct  Vicontinue__V1__Destination
    */
   char *fallback_reason;
   /*
-   * The route pattern that matched, e.g. "/recipe/{id:int}".
+   * The name of the route that matched, as the route table declares it.
    */
   char *route;
 };
@@ -1060,7 +1060,8 @@ struct  Vicontinue__V1__LinkResponse
 {
   ProtobufCMessage base;
   /*
-   * The preferred canonical URL (the universal link when the app has one).
+   * The canonical URL: the app-scheme URL when the app has a scheme, else the universal link
+   * (the same URL as Destination.canonical_url).
    */
   char *url;
   /*

@@ -1091,7 +1091,7 @@ public struct Destination: Sendable, Hashable {
     /// Why the fallback was used.
     public var fallbackReason: String = ""
 
-    /// The route pattern that matched, e.g. "/recipe/{id:int}".
+    /// The name of the route that matched, as the route table declares it.
     public var route: String = ""
 
     /// Creates a `Destination` with every field at its proto3 default.
@@ -1186,7 +1186,8 @@ public struct LinkRequest: Sendable, Hashable {
 
 /// The canonical URLs of a destination.
 public struct LinkResponse: Sendable, Hashable {
-    /// The preferred canonical URL (the universal link when the app has one).
+    /// The canonical URL: the app-scheme URL when the app has a scheme, else the universal link
+    /// (the same URL as Destination.canonical_url).
     public var url: String = ""
 
     /// The app-scheme URL.

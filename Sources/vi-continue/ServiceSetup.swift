@@ -1,0 +1,104 @@
+import ContinueService
+import DeepLinkRouter
+import SearchSession
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Builds the search engine, session store and router that `serve` (and in-process client
+/// commands) run on, from flags, environment and the bundled demo.
+struct ServiceSetup {
+    let sessions: SearchSessions
+    let router: Router
+    let description: String
+
+    /// A setup failure: the message names the file or setting at fault.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func load(_ settings: Settings, store storeChoice: String? = nil) throws -> ServiceSetup {
+        let demo = DemoData.directory()
+        guard let catalogPath = settings.value("catalog") ?? demo.map({ $0 + "/catalog.jsonl" }) else {
+            throw Failure(description: "no --catalog given and the bundled demo (Examples/demo) was not found")
+        }
+        guard let routesPath = settings.value("routes") ?? demo.map({ $0 + "/routes.json" }) else {
+            throw Failure(description: "no --routes given and the bundled demo (Examples/demo) was not found")
+        }
+
+        let catalog: CatalogFile
+        do {
+            catalog = try CatalogLoader.load(path: catalogPath)
+        } catch {
+            throw Failure(description: "catalog \(catalogPath): \(error.message)")
+        }
+        for lineError in catalog.errors {
+            writeError("warning: \(catalogPath): \(lineError)")
+        }
+        let table: RouteTable
+        do {
+            table = try RouteTable(contentsOfFile: routesPath)
+        } catch {
+            throw Failure(description: "routes \(routesPath): \(error)")
+        }
+        let router = Router(table: table)
+        let types = Set(catalog.entities.map(\.type))
+        let missing = router.missingRoutes(forEntityTypes: types.sorted())
+        if !missing.isEmpty {
+            writeError(
+                "warning: \(routesPath) has no open route for entity types \(missing.joined(separator: ", ")); "
+                    + "their results link with the catalog's own links")
+        }
+
+        let store = try makeStore(storeChoice ?? settings.value("store") ?? "sqlite")
+        let engine = SearchEngine(catalog: catalog)
+        let summary =
+            "catalog \(catalogPath) (\(catalog.entities.count) entities, \(catalog.errors.count) bad lines), "
+            + "routes \(routesPath), sessions \(store.1)"
+        return ServiceSetup(
+            sessions: SearchSessions(engine: engine, store: store.0), router: router, description: summary)
+
+        func makeStore(_ choice: String) throws -> (any SessionStore, String) {
+            switch choice {
+            case "memory":
+                return (InMemorySessionStore(), "in memory")
+            case "sqlite":
+                let directory = try stateDirectory(settings)
+                let path = directory + "/sessions.sqlite"
+                do {
+                    return (try SQLiteSessionStore(path: path), "SQLite \(path)")
+                } catch {
+                    throw Failure(description: "session store \(path): \(error.message)")
+                }
+            default:
+                if choice.hasPrefix("sqlite:") {
+                    let path = String(choice.dropFirst("sqlite:".count))
+                    do {
+                        return (try SQLiteSessionStore(path: path), "SQLite \(path)")
+                    } catch {
+                        throw Failure(description: "session store \(path): \(error.message)")
+                    }
+                }
+                throw Failure(description: "--store must be memory, sqlite or sqlite:PATH (got '\(choice)')")
+            }
+        }
+    }
+
+    /// `--state-dir`, else `$XDG_STATE_HOME/vi-continue`, else `.vi-continue`; created if missing.
+    static func stateDirectory(_ settings: Settings) throws -> String {
+        let directory =
+            settings.value("state-dir")
+            ?? Settings.environment("XDG_STATE_HOME").map { $0 + "/vi-continue" } ?? ".vi-continue"
+        var path = ""
+        for (index, component) in directory.split(separator: "/", omittingEmptySubsequences: false).enumerated() {
+            path = index == 0 ? String(component) : path + "/" + component
+            if path.isEmpty { continue }
+            if mkdir(path, 0o700) != 0, errno != EEXIST {
+                throw Failure(
+                    description: "cannot create state directory \(directory): \(String(cString: strerror(errno)))")
+            }
+        }
+        return directory
+    }
+}
