@@ -42,6 +42,11 @@ public struct ServerConfiguration: Sendable {
     public var resetStreamsPerSecond: Int
     /// Unsent response bytes per stream above which `ResponseWriter.write` suspends.
     public var streamWriteHighWater: Int
+    /// Whether a handler starts on the connection's event-loop thread (`Task.immediate`) and
+    /// runs there until its first suspension, saving two thread hops per call. Turn off when
+    /// handlers do long synchronous work before their first `await`, which would hold up the
+    /// other connections of that loop.
+    public var startHandlersInline: Bool
 
     /// Creates a configuration.
     public init(
@@ -57,7 +62,8 @@ public struct ServerConfiguration: Sendable {
         maxPingsPerSecond: Int = 100,
         resetStreamBurst: Int = 1000,
         resetStreamsPerSecond: Int = 33,
-        streamWriteHighWater: Int = 256 * 1024
+        streamWriteHighWater: Int = 256 * 1024,
+        startHandlersInline: Bool = true
     ) {
         self.tcp = tcp
         self.unixSocketPath = unixSocketPath
@@ -72,6 +78,7 @@ public struct ServerConfiguration: Sendable {
         self.resetStreamBurst = resetStreamBurst
         self.resetStreamsPerSecond = resetStreamsPerSecond
         self.streamWriteHighWater = streamWriteHighWater
+        self.startHandlersInline = startHandlersInline
     }
 
     /// The number of online processors.

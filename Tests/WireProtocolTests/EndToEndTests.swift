@@ -47,6 +47,26 @@ import Testing
         }
     }
 
+    @Test(arguments: [0, 1, 3, 100], [true, false])
+    func shortStreamsArriveWholeWhetherHandlersStartInlineOrNot(count: Int, inline: Bool) async throws {
+        var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
+        configuration.startHandlersInline = inline
+        try await withServer(configuration) { _, addresses in
+            let client = Self.tcpClient(addresses)
+            let stream = try await client.serverStreaming(
+                path: "/test.Echo/Stream", request: [UInt8(count >> 8), UInt8(count & 0xFF)])
+            var received = 0
+            for try await message in stream {
+                #expect(message.count == 100)
+                received += 1
+            }
+            #expect(received == count)
+            let response = try await client.unary(path: "/test.Echo/Unary", request: [UInt8(count)])
+            #expect(response.message == [UInt8(count)])
+            await client.close()
+        }
+    }
+
     @Test(arguments: [CompressionAlgorithm.gzip, .deflate])
     func compressionWorksInBothDirections(algorithm: CompressionAlgorithm) async throws {
         var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)

@@ -210,41 +210,44 @@ class H2Connection: EventHandler, @unchecked Sendable {
     /// Pulls frames from nghttp2 and writes them; called at the end of each loop iteration.
     func flush() {
         guard !isClosed, !isLingering, let session, isWritable else { return }
-        while output.count - outputStart < outputHighWater {
-            var pointer: UnsafePointer<UInt8>?
-            let n = nghttp2_session_mem_send(session, &pointer)
-            if n < 0 {
-                close()
-                return
-            }
-            if n == 0 { break }
-            if outputStart == output.count {
-                output.removeAll(keepingCapacity: true)
-                outputStart = 0
-            }
-            output.append(contentsOf: UnsafeBufferPointer(start: pointer, count: n))
-        }
-        while outputStart < output.count {
-            let n = output.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress! + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
-            }
-            if n > 0 {
-                outputStart += n
-                if outputStart == output.count && nghttp2_session_want_write(session) != 0 {
-                    // More is ready; pull it in another round.
-                    output.removeAll(keepingCapacity: true)
-                    outputStart = 0
-                    flush()
+        // A few rounds at most, so one fast peer with a long response cannot hold the loop;
+        // what is left goes out in the next iteration.
+        var rounds = 0
+        flushing: while rounds < 4 {
+            rounds += 1
+            while output.count - outputStart < outputHighWater {
+                var pointer: UnsafePointer<UInt8>?
+                let n = nghttp2_session_mem_send(session, &pointer)
+                if n < 0 {
+                    close()
                     return
                 }
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                break
-            } else {
-                close()
-                return
+                if n == 0 { break }
+                if outputStart == output.count {
+                    output.removeAll(keepingCapacity: true)
+                    outputStart = 0
+                }
+                output.append(contentsOf: UnsafeBufferPointer(start: pointer, count: n))
             }
+            while outputStart < output.count {
+                let n = output.withUnsafeBytes { raw in
+                    send(fd, raw.baseAddress! + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
+                }
+                if n > 0 {
+                    outputStart += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    break flushing
+                } else {
+                    close()
+                    return
+                }
+            }
+            output.removeAll(keepingCapacity: true)
+            outputStart = 0
+            if nghttp2_session_want_write(session) == 0 { break }
+            if rounds == 4 { loop.markDirtyNextIteration(self) }
         }
         if outputStart == output.count {
             // Keep idle connections small: drop big buffers once drained.

@@ -326,7 +326,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         stream.metadata = Metadata()
         let handler = method.handler
         let deadline = stream.deadline
-        stream.task = Task { [self] in
+        let body: @Sendable () async -> Void = { [self] in
             var status = Status.ok
             var errorMetadata: Metadata?
             do {
@@ -343,17 +343,34 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             } catch {
                 status = Status(code: .unknown, message: "handler failed: \(type(of: error))")
             }
-            let (messages, writerTrailing, initial) = writer.finish()
-            var trailing = writerTrailing
-            if status.code == .ok && method.kind == .unary && messages != 1 {
+            var completion = writer.finish()
+            if status.code == .ok && method.kind == .unary && completion.messages != 1 {
                 status = Status(code: .internalError, message: "a unary handler must write exactly one response")
             }
-            if let errorMetadata { trailing.append(contentsOf: errorMetadata) }
+            if status.code != .ok { completion.unaryResponse = nil }
+            if let errorMetadata { completion.trailing.append(contentsOf: errorMetadata) }
             let finalStatus = status
-            let finalTrailing = trailing
-            loop.execute { [self] in
-                finish(stream, status: finalStatus, trailing: finalTrailing, initial: initial)
+            let finalCompletion = completion
+            if loop.inLoop {
+                // The handler completed without suspending: answer in the same loop iteration.
+                complete(stream, status: finalStatus, completion: finalCompletion)
+            } else {
+                loop.execute { [self] in complete(stream, status: finalStatus, completion: finalCompletion) }
             }
+        }
+        if core.configuration.startHandlersInline, #available(macOS 26.0, *) {
+            stream.task = Task.immediate(operation: body)
+        } else {
+            stream.task = Task(operation: body)
+        }
+    }
+
+    private func complete(_ stream: ServerStream, status: Status, completion: ServerResponseWriter.Completion) {
+        if let response = completion.unaryResponse {
+            enqueue(stream, bytes: response, initialMetadata: completion.unsentInitial, encoding: completion.encoding)
+            finish(stream, status: status, trailing: completion.trailing, initial: nil)
+        } else {
+            finish(stream, status: status, trailing: completion.trailing, initial: completion.unsentInitial)
         }
     }
 
