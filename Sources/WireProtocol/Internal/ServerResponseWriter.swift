@@ -46,7 +46,7 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
         state.withLock { $0.trailingMetadata = metadata }
     }
 
-    func write(_ message: [UInt8], compression: CompressionAlgorithm?) async throws {
+    nonisolated(nonsending) func write(_ message: [UInt8], compression: CompressionAlgorithm?) async throws {
         var algorithm = compression ?? defaultCompression
         if algorithm != .identity && !accepted.contains(algorithm) { algorithm = .identity }
         // The stream's grpc-encoding is fixed by the first compressed write; a later message in
@@ -98,7 +98,7 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
         if mustWait { try await waitForDrain() }
     }
 
-    private func waitForDrain() async throws {
+    private nonisolated(nonsending) func waitForDrain() async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let result = state.withLock { state -> Result<Void, any Error>? in
