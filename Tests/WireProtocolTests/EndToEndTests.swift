@@ -203,6 +203,58 @@ import Testing
         }
     }
 
+    @Test func aStreamCanFailAfterSomeMessages() async throws {
+        try await withServer { _, addresses in
+            let client = Self.tcpClient(addresses)
+            let stream = try await client.serverStreaming(path: "/test.Echo/StreamThenFail", request: [])
+            #expect(try await stream.initialMetadata.first(named: "stage") == .string("started"))
+            var received: [[UInt8]] = []
+            let error = await expectRPCError(.aborted) {
+                for try await message in stream { received.append(message) }
+            }
+            #expect(received == [[0], [1], [2]])
+            #expect(error?.message == "stopped after 3")
+            #expect(error?.metadata.first(named: "partial") == .string("3"))
+            #expect(stream.trailingMetadata?.first(named: "partial") == .string("3"))
+            await client.close()
+        }
+    }
+
+    @Test func messagesLargerThanTheFlowControlWindowsPassBothWays() async throws {
+        try await withServer { _, addresses in
+            let client = Self.tcpClient(addresses)
+            var big = [UInt8](repeating: 0xA5, count: 6 << 20)
+            for i in stride(from: 0, to: big.count, by: 4099) { big[i] = UInt8(truncatingIfNeeded: i) }
+            let response = try await client.unary(
+                path: "/test.Echo/Big", request: big, options: CallOptions(maxReceiveMessageBytes: 8 << 20))
+            #expect(response.message == big)
+            // The same response is over the client's default 4 MiB receive limit.
+            await expectRPCError(.resourceExhausted) {
+                _ = try await client.unary(path: "/test.Echo/Big", request: big)
+            }
+            // And the request is over the server's default limit for other methods.
+            await expectRPCError(.resourceExhausted) {
+                _ = try await client.unary(path: "/test.Echo/Unary", request: big)
+            }
+            let small = try await client.unary(path: "/test.Echo/Unary", request: [1])
+            #expect(small.message == [1])
+            await client.close()
+        }
+    }
+
+    @Test func theClientReconnectsAfterTheServerRestarts() async throws {
+        let path = "/tmp/wire-restart-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let client = GRPCClient(target: .unix(path: path))
+        for round in 0..<2 {
+            try await withServer(ServerConfiguration(unixSocketPath: path, eventLoopCount: 1)) { _, _ in
+                let response = try await client.unary(path: "/test.Echo/Unary", request: [UInt8(round)])
+                #expect(response.message == [UInt8(round)])
+            }
+        }
+        await expectRPCError(.unavailable) { _ = try await client.unary(path: "/test.Echo/Unary", request: []) }
+        await client.close()
+    }
+
     @Test func aCallToAServerThatIsNotThereIsUnavailable() async throws {
         let port = try await withServer { _, addresses in addresses.tcpPort! }
         let client = GRPCClient(target: .tcp(host: "127.0.0.1", port: port))
