@@ -82,6 +82,27 @@ import Testing
         }
     }
 
+    @Test func aSlowStreamConsumerHoldsTheServerBackThenGetsEverything() async throws {
+        let observations = Observations()
+        try await withServer(observations: observations) { _, addresses in
+            let client = GRPCClient(target: .tcp(host: "127.0.0.1", port: addresses.tcpPort!))
+            let stream = try await client.serverStreaming(path: "/test.Echo/Flood", request: [])
+            var iterator = stream.makeAsyncIterator()
+            _ = try await iterator.next()
+            #expect(await observations.waitFor("flood-2"))
+            try await Task.sleep(for: .milliseconds(300))
+            let written = observations.events.filter { $0.hasPrefix("flood-") }.count
+            #expect(written < 100, "the server ran \(written) messages ahead of a consumer that paused")
+            var received = 1
+            while let message = try await iterator.next() {
+                #expect(message.count == 64 * 1024)
+                received += 1
+            }
+            #expect(received == 200)
+            await client.close()
+        }
+    }
+
     @Test func idleConnectionsAreClosedAfterTheIdleTimeout() async throws {
         var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
         configuration.idleTimeout = .milliseconds(100)
