@@ -255,6 +255,25 @@ import Testing
         await client.close()
     }
 
+    @Test func callsBeyondMaxConcurrentStreamsWaitTheirTurn() async throws {
+        var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
+        configuration.maxConcurrentStreams = 2
+        try await withServer(configuration) { _, addresses in
+            let client = Self.tcpClient(addresses)
+            _ = try await client.unary(path: "/test.Echo/Unary", request: [0])  // receive SETTINGS first
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<200 {
+                    group.addTask {
+                        let response = try await client.unary(path: "/test.Echo/Unary", request: [UInt8(i)])
+                        #expect(response.message == [UInt8(i)])
+                    }
+                }
+                try await group.waitForAll()
+            }
+            await client.close()
+        }
+    }
+
     @Test func aCallToAServerThatIsNotThereIsUnavailable() async throws {
         let port = try await withServer { _, addresses in addresses.tcpPort! }
         let client = GRPCClient(target: .tcp(host: "127.0.0.1", port: port))
