@@ -39,12 +39,13 @@ struct HeaderBlock {
 
     /// Calls `body` with an `nghttp2_nv` array pointing into this block.
     func withNV<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        var copy = bytes
-        return copy.withUnsafeMutableBufferPointer { base in
+        bytes.withUnsafeBufferPointer { base in
+            // nghttp2_nv's pointers are mutable only for C's sake; nghttp2 copies and never writes.
+            let start = UnsafeMutablePointer(mutating: base.baseAddress ?? UnsafePointer(bitPattern: 1)!)
             var nv = [nghttp2_nv]()
             nv.reserveCapacity(fields.count)
             for field in fields {
-                let name = base.baseAddress! + field.nameStart
+                let name = start + field.nameStart
                 nv.append(
                     nghttp2_nv(
                         name: name, value: name + field.nameCount, namelen: field.nameCount,

@@ -51,7 +51,10 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     private func armIdleTimer() {
         guard let timeout = core.configuration.idleTimeout else { return }
         idleTimer?.cancel()
-        idleTimer = loop.schedule(at: lastActivity + timeout) { [weak self] in
+        // Never in the past: a connection busy with a long stream is checked again a full
+        // timeout later rather than in a tight loop.
+        let next = max(lastActivity + timeout, ContinuousClock.now + timeout / 4)
+        idleTimer = loop.schedule(at: streams.isEmpty ? next : ContinuousClock.now + timeout) { [weak self] in
             guard let self, !self.isClosed else { return }
             if self.streams.isEmpty && ContinuousClock.now - self.lastActivity >= timeout {
                 self.startGoaway()
