@@ -33,6 +33,11 @@ public struct ServerConfiguration: Sendable {
     public var maxHeaderListSize: Int
     /// Connections without streams for this long are closed with GOAWAY; `nil` keeps them.
     public var idleTimeout: Duration?
+    /// When set, a connection that has been silent this long is sent a PING; `keepaliveTimeout`
+    /// later without any frame back it is closed (a peer that vanished without a FIN).
+    public var keepaliveInterval: Duration?
+    /// See `keepaliveInterval`.
+    public var keepaliveTimeout: Duration
     /// PING frames allowed from a client per second before the connection is closed with
     /// GOAWAY ENHANCE_YOUR_CALM.
     public var maxPingsPerSecond: Int
@@ -59,6 +64,8 @@ public struct ServerConfiguration: Sendable {
         maxConcurrentStreams: Int = 100,
         maxHeaderListSize: Int = 16 * 1024,
         idleTimeout: Duration? = nil,
+        keepaliveInterval: Duration? = nil,
+        keepaliveTimeout: Duration = .seconds(20),
         maxPingsPerSecond: Int = 100,
         resetStreamBurst: Int = 1000,
         resetStreamsPerSecond: Int = 33,
@@ -74,6 +81,8 @@ public struct ServerConfiguration: Sendable {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.maxHeaderListSize = maxHeaderListSize
         self.idleTimeout = idleTimeout
+        self.keepaliveInterval = keepaliveInterval
+        self.keepaliveTimeout = keepaliveTimeout
         self.maxPingsPerSecond = maxPingsPerSecond
         self.resetStreamBurst = resetStreamBurst
         self.resetStreamsPerSecond = resetStreamsPerSecond

@@ -103,6 +103,24 @@ import Testing
         }
     }
 
+    @Test func aPeerThatStopsAnsweringKeepalivePingsIsDisconnected() async throws {
+        var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
+        configuration.keepaliveInterval = .milliseconds(50)
+        configuration.keepaliveTimeout = .milliseconds(100)
+        try await withServer(configuration) { _, addresses in
+            let raw = try RawH2Client(port: addresses.tcpPort!)
+            // While it answers (nghttp2 acks PINGs as it pumps), the connection stays.
+            let until = ContinuousClock.now + .milliseconds(400)
+            try await raw.pump { ContinuousClock.now > until || raw.connectionClosed }
+            #expect(!raw.connectionClosed)
+            // Silent for a while: the server gives up on it.
+            try await Task.sleep(for: .milliseconds(500))
+            try await raw.pump { raw.connectionClosed }
+            #expect(raw.connectionClosed)
+            try await HostileInputTests.expectStillServing(addresses)
+        }
+    }
+
     @Test func idleConnectionsAreClosedAfterTheIdleTimeout() async throws {
         var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
         configuration.idleTimeout = .milliseconds(100)

@@ -116,6 +116,8 @@ class H2Connection: EventHandler, @unchecked Sendable {
     let loop: EventLoop
     var session: OpaquePointer?
     var isDirty = false
+    /// When bytes last arrived; for keepalive.
+    var lastReadAt = ContinuousClock.now
     private(set) var isClosed = false
     private var output: [UInt8] = []
     private var outputStart = 0
@@ -188,6 +190,7 @@ class H2Connection: EventHandler, @unchecked Sendable {
         while !isClosed {
             let n = recv(fd, buffer.baseAddress, buffer.count, 0)
             if n > 0 {
+                lastReadAt = .now
                 let rc = nghttp2_session_mem_recv(session, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), n)
                 if rc < 0 {
                     close()

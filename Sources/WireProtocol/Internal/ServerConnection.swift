@@ -46,6 +46,33 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         register()
         loop.markDirty(self)
         armIdleTimer()
+        armKeepalive()
+    }
+
+    private var keepaliveTimer: LoopTimer?
+
+    /// Pings a silent peer and closes the connection if nothing comes back in time.
+    private func armKeepalive() {
+        guard let interval = core.configuration.keepaliveInterval else { return }
+        keepaliveTimer = loop.schedule(at: max(lastReadAt + interval, .now + interval / 8)) { [weak self] in
+            guard let self, !self.isClosed, let session = self.session else { return }
+            if ContinuousClock.now - self.lastReadAt < interval {
+                self.armKeepalive()
+                return
+            }
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+            self.loop.markDirty(self)
+            let pingedAt = ContinuousClock.now
+            self.keepaliveTimer = self.loop.schedule(at: pingedAt + self.core.configuration.keepaliveTimeout) {
+                [weak self] in
+                guard let self, !self.isClosed else { return }
+                if self.lastReadAt < pingedAt {
+                    self.close()
+                } else {
+                    self.armKeepalive()
+                }
+            }
+        }
     }
 
     private func armIdleTimer() {
@@ -76,6 +103,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     override func didClose() {
         idleTimer?.cancel()
+        keepaliveTimer?.cancel()
         let error = RPCError(code: .cancelled, message: "connection closed")
         for stream in streams.values { abandon(stream, error) }
         streams = [:]
