@@ -31,6 +31,10 @@ public struct ServerConfiguration: Sendable {
     public var maxConcurrentStreams: Int
     /// SETTINGS_MAX_HEADER_LIST_SIZE advertised and enforced per request.
     public var maxHeaderListSize: Int
+    /// Request bytes one connection may hold in unfinished requests across all its streams;
+    /// a stream pushing past it gets RESOURCE_EXHAUSTED. Bounds what one client can make the
+    /// server buffer even within each method's `maxRequestBytes`.
+    public var maxBufferedRequestBytesPerConnection: Int
     /// Connections without streams for this long are closed with GOAWAY; `nil` keeps them.
     public var idleTimeout: Duration?
     /// When set, a connection that has been silent this long is sent a PING; `keepaliveTimeout`
@@ -63,6 +67,7 @@ public struct ServerConfiguration: Sendable {
         maxConnections: Int = 10_000,
         maxConcurrentStreams: Int = 100,
         maxHeaderListSize: Int = 16 * 1024,
+        maxBufferedRequestBytesPerConnection: Int = 64 << 20,
         idleTimeout: Duration? = nil,
         keepaliveInterval: Duration? = nil,
         keepaliveTimeout: Duration = .seconds(20),
@@ -80,6 +85,7 @@ public struct ServerConfiguration: Sendable {
         self.maxConnections = maxConnections
         self.maxConcurrentStreams = maxConcurrentStreams
         self.maxHeaderListSize = maxHeaderListSize
+        self.maxBufferedRequestBytesPerConnection = maxBufferedRequestBytesPerConnection
         self.idleTimeout = idleTimeout
         self.keepaliveInterval = keepaliveInterval
         self.keepaliveTimeout = keepaliveTimeout

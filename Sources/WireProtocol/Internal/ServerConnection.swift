@@ -14,6 +14,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     private var lastActivity = ContinuousClock.now
     private var resetTokens: Double
     private var resetRefill = ContinuousClock.now
+    /// Request bytes held by streams still receiving.
+    private var bufferedRequestBytes = 0
 
     init(fd: Int32, loop: EventLoop, core: ServerCore, peer: String) {
         self.core = core
@@ -110,7 +112,14 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         core.connectionClosed()
     }
 
+    /// Returns a stream's request bytes to the connection's budget.
+    private func releaseBuffered(_ stream: ServerStream) {
+        bufferedRequestBytes -= stream.bufferedBytes
+        stream.bufferedBytes = 0
+    }
+
     private func abandon(_ stream: ServerStream, _ error: RPCError) {
+        releaseBuffered(stream)
         stream.timer?.cancel()
         stream.timer = nil
         stream.phase = .finished
@@ -185,6 +194,14 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     override func onData(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
         guard let stream = streams[streamID], stream.phase == .receiving, let method = stream.method else { return 0 }
         lastActivity = .now
+        if bufferedRequestBytes + data.count > core.configuration.maxBufferedRequestBytesPerConnection {
+            reject(
+                stream,
+                RPCError(code: .resourceExhausted, message: "too many request bytes in flight on this connection"))
+            return 0
+        }
+        stream.bufferedBytes += data.count
+        bufferedRequestBytes += data.count
         var failure: RPCError?
         do throws(DeframingError) {
             try stream.deframer.feed(data) { (compressed, bytes) throws(DeframingError) in
@@ -211,6 +228,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     override func onStreamClose(streamID: Int32, errorCode: UInt32) -> Int32 {
         guard let stream = streams.removeValue(forKey: streamID) else { return 0 }
+        releaseBuffered(stream)
         if stream.phase != .finished && stream.phase != .rejected {
             abandon(stream, RPCError(code: .cancelled, message: "the client cancelled the call"))
         } else {
@@ -344,6 +362,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     private func startHandler(_ stream: ServerStream, request: [UInt8]) {
         guard let method = stream.method else { return }
+        releaseBuffered(stream)
         stream.phase = .running
         let accepted = Self.parseAcceptEncoding(stream.acceptEncoding)
         let writer = ServerResponseWriter(
@@ -440,6 +459,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     /// Answers an immediate error as Trailers-Only.
     private func reject(_ stream: ServerStream, _ error: RPCError, extra: [(String, String)] = []) {
+        releaseBuffered(stream)
         stream.timer?.cancel()
         stream.timer = nil
         stream.phase = .rejected
