@@ -121,6 +121,22 @@ import Testing
         }
     }
 
+    @Test func hundredsOfIdleConnectionsDoNotStopTheServer() async throws {
+        try await withServer { _, addresses in
+            var clients: [RawH2Client] = []
+            for _ in 0..<300 {
+                let raw = try RawH2Client(port: addresses.tcpPort!)
+                try await raw.pump { true }  // preface and SETTINGS out
+                clients.append(raw)
+            }
+            try await HostileInputTests.expectStillServing(addresses)
+            let reply = try await clients[150].call(path: "/test.Echo/Unary", body: [0, 0, 0, 0, 1, 9])
+            #expect(reply.data == [0, 0, 0, 0, 1, 9])
+            clients.removeAll()
+            try await HostileInputTests.expectStillServing(addresses)
+        }
+    }
+
     @Test func idleConnectionsAreClosedAfterTheIdleTimeout() async throws {
         var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
         configuration.idleTimeout = .milliseconds(100)
