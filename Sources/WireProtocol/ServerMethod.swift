@@ -54,6 +54,18 @@ public struct ServerContext: Sendable {
     public let peer: String
     /// The encodings the client listed in `grpc-accept-encoding`.
     public let acceptedCompression: [CompressionAlgorithm]
+
+    /// Creates a context; the server makes these, tests of handlers may too.
+    public init(
+        path: String, requestMetadata: Metadata = [:], deadline: ContinuousClock.Instant? = nil,
+        peer: String = "in-process", acceptedCompression: [CompressionAlgorithm] = [.identity]
+    ) {
+        self.path = path
+        self.requestMetadata = requestMetadata
+        self.deadline = deadline
+        self.peer = peer
+        self.acceptedCompression = acceptedCompression
+    }
 }
 
 /// Sends a handler's responses.
