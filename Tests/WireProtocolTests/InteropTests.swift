@@ -17,8 +17,17 @@ enum GrpcioProbe {
 struct InteropTests {
     static func python(_ arguments: [String], stdin: Pipe? = nil, stdout: Pipe? = nil) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
+        // scripts/setup installs grpcio into the package's .venv; fall back to python3 on PATH.
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let venvPython = packageRoot.appendingPathComponent(".venv/bin/python").path
+        if FileManager.default.isExecutableFile(atPath: venvPython) {
+            process.executableURL = URL(fileURLWithPath: venvPython)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3"] + arguments
+        }
         if let stdin { process.standardInput = stdin }
         process.standardOutput = stdout ?? FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
