@@ -49,6 +49,9 @@ public struct ServerConfiguration: Sendable {
     public var resetStreamBurst: Int
     /// See `resetStreamBurst`.
     public var resetStreamsPerSecond: Int
+    /// How long a graceful shutdown waits for in-flight calls before closing their connections
+    /// (which cancels their handlers); `nil` waits as long as they take.
+    public var shutdownGracePeriod: Duration?
     /// Unsent response bytes per stream above which `ResponseWriter.write` suspends.
     public var streamWriteHighWater: Int
     /// Whether a handler starts on the connection's event-loop thread (`Task.immediate`) and
@@ -74,6 +77,7 @@ public struct ServerConfiguration: Sendable {
         maxPingsPerSecond: Int = 100,
         resetStreamBurst: Int = 1000,
         resetStreamsPerSecond: Int = 33,
+        shutdownGracePeriod: Duration? = .seconds(30),
         streamWriteHighWater: Int = 256 * 1024,
         startHandlersInline: Bool = true
     ) {
@@ -92,6 +96,7 @@ public struct ServerConfiguration: Sendable {
         self.maxPingsPerSecond = maxPingsPerSecond
         self.resetStreamBurst = resetStreamBurst
         self.resetStreamsPerSecond = resetStreamsPerSecond
+        self.shutdownGracePeriod = shutdownGracePeriod
         self.streamWriteHighWater = streamWriteHighWater
         self.startHandlersInline = startHandlersInline
     }

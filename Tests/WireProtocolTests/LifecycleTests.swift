@@ -26,6 +26,31 @@ import Testing
         }
     }
 
+    @Test func theGracePeriodEndsCallsThatWillNotFinish() async throws {
+        let observations = Observations()
+        var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
+        configuration.shutdownGracePeriod = .milliseconds(200)
+        let server = GRPCServer(configuration: configuration, methods: TestMethods.all(observations))
+        let run = Task { try await server.run() }
+        let port = try await server.waitUntilListening().tcpPort!
+        let client = GRPCClient(target: .tcp(host: "127.0.0.1", port: port))
+        let hung = Task { try await client.unary(path: "/test.Echo/Sleep", request: [1]) }
+        #expect(await observations.waitFor("sleep-started"))
+        server.beginGracefulShutdown()
+        try await run.value  // returns although the handler would sleep for 30 s
+        let outcome = await hung.result
+        #expect(throws: RPCError.self) { try outcome.get() }
+        #expect(await observations.waitFor("sleep-cancelled"))
+        await client.close()
+    }
+
+    @Test func shutdownBeforeRunMakesRunReturnAtOnce() async throws {
+        let server = GRPCServer(
+            configuration: ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1), methods: [])
+        server.beginGracefulShutdown()
+        try await server.run()
+    }
+
     @Test func cancellingRunShutsTheServerDown() async throws {
         let server = GRPCServer(
             configuration: ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1), methods: [])
