@@ -83,6 +83,43 @@ import Testing
         }
     }
 
+    @Test func theServerCompressesOnlyWhatTheClientAccepts() async throws {
+        var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
+        configuration.responseCompression = .gzip
+        try await withServer(configuration) { _, addresses in
+            let raw = try RawH2Client(port: addresses.tcpPort!)
+            let message = [UInt8](repeating: 3, count: 1000)
+            let body = try Envelope.frame(message, compression: .identity)
+            let plain = try await raw.call(
+                path: "/test.Echo/Unary", body: body, extraHeaders: [("grpc-accept-encoding", "identity")])
+            #expect(plain.header("grpc-encoding") == nil)
+            #expect(plain.data == body)
+            let gzipped = try await raw.call(
+                path: "/test.Echo/Unary", body: body, extraHeaders: [("grpc-accept-encoding", "deflate, gzip")])
+            #expect(gzipped.header("grpc-encoding") == "gzip")
+            #expect(gzipped.data.first == 1)
+            let decoded = try MessageDecoder.decode(
+                compressed: true, bytes: Array(gzipped.data.dropFirst(5)), encoding: .gzip, limit: 10_000)
+            #expect(decoded == message)
+        }
+    }
+
+    @Test func anEncodingTheServerDisabledIsUnimplemented() async throws {
+        var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
+        configuration.enabledCompression = [.identity, .gzip]
+        try await withServer(configuration) { _, addresses in
+            let client = Self.tcpClient(addresses)
+            await expectRPCError(.unimplemented) {
+                _ = try await client.unary(
+                    path: "/test.Echo/Unary", request: [1], options: .init(compression: .deflate))
+            }
+            let response = try await client.unary(
+                path: "/test.Echo/Unary", request: [1], options: .init(compression: .gzip))
+            #expect(response.message == [1])
+            await client.close()
+        }
+    }
+
     @Test func metadataIsEchoedAsInitialAndTrailingMetadata() async throws {
         try await withServer { _, addresses in
             let client = Self.tcpClient(addresses)

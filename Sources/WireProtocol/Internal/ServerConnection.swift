@@ -172,7 +172,13 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         case H2.data:
             if header.flags & H2.endStream != 0, let stream = streams[header.stream_id] { endOfRequest(stream) }
         case H2.ping:
-            if header.flags & H2.ack == 0 { countPing() }
+            if header.flags & H2.ack == 0 {
+                countPing()
+            } else if keepaliveTimer != nil {
+                // Our keepalive PING came back: start the next interval now.
+                keepaliveTimer?.cancel()
+                armKeepalive()
+            }
         case H2.rstStream:
             countReset()
         default:
