@@ -18,6 +18,13 @@ public struct CatalogFile: Sendable {
     public var synonyms: [[String]]
     /// Rejected lines; the other lines still loaded.
     public var errors: [CatalogLineError]
+
+    /// Creates a catalog from parts (an upsert batch, a test).
+    public init(entities: [Entity], synonyms: [[String]] = [], errors: [CatalogLineError] = []) {
+        self.entities = entities
+        self.synonyms = synonyms
+        self.errors = errors
+    }
 }
 
 /// Reads the JSON Lines catalog format described in `CatalogFormat.md`.

@@ -46,13 +46,25 @@ public final class CatalogSnapshot: Sendable {
             }
             return out
         }
-        var vectors = [String: VectorIndex]()
+        // When the entities already in `previous` kept their positions and prints (replacements
+        // without print changes, appends), its vector rows are shared instead of rebuilt: the
+        // largest part of a snapshot is not copied per update. Array equality is O(1) for shared
+        // storage, so the check is cheap for untouched entities.
+        let keptPrints =
+            previous.map { old in
+                old.entities.count <= entities.count
+                    && old.entities.indices.allSatisfy {
+                        old.entities[$0].ref == entities[$0].ref && old.entities[$0].prints == entities[$0].prints
+                    }
+            } ?? false
+        var vectors = keptPrints ? previous!.vectors : [String: VectorIndex]()
+        let firstNewDoc = keptPrints ? previous!.entities.count : 0
         var positions = [EntityRef: Int32](minimumCapacity: entities.count)
         var ranges = [String: (min: Double, max: Double, integral: Bool)]()
         var strings = Set<String>()
         for (doc, e) in entities.enumerated() {
             positions[e.ref] = Int32(doc)
-            for p in e.prints {
+            for p in e.prints where doc >= firstNewDoc {
                 if vectors[p.model] == nil { vectors[p.model] = VectorIndex(model: p.model, dimension: p.values.count) }
                 // Entities were validated against the model's dimension before reaching here.
                 if vectors[p.model]!.dimension == p.values.count {

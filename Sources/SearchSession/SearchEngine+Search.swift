@@ -7,8 +7,9 @@ extension SearchEngine {
     /// Runs a refinement of a session: the full search state for one page.
     ///
     /// Matching: every selected chip (label) and the free text must match (all their terms, any
-    /// field); the session's prints add image matches within the model's default distance; text and
-    /// image are fused. With neither text nor image, every entity is a hit. Then entity types,
+    /// field); the session's prints add image matches within the model's default distance (the
+    /// nearest ``searchImageCandidates`` at most); text and image are fused. With neither text nor
+    /// image, every entity is a hit. Then entity types,
     /// categories (with descendants), attribute filters and the filter expression apply.
     ///
     /// When that finds nothing, it relaxes, in order, and says so: drop the weakest selected label

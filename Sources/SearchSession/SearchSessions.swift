@@ -68,4 +68,21 @@ public final class SearchSessions: Sendable {
     public func purgeExpired() async throws(SearchError) -> Int {
         try await store.purgeExpired(nowUnixMs: engine.nowMs())
     }
+
+    /// Purges expired sessions every `interval` until the task is cancelled.
+    ///
+    /// Run it under a service group (or any task) for the life of the server; cancellation stops
+    /// it without an error. A failing purge is retried at the next interval.
+    ///
+    /// - Parameter interval: Time between purges.
+    public func run(every interval: Duration = .seconds(300)) async {
+        while !Task.isCancelled {
+            _ = try? await purgeExpired()
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+        }
+    }
 }

@@ -11,6 +11,9 @@ public struct ClientConfiguration: Sendable {
     public var authority: String?
     /// The `user-agent` sent.
     public var userAgent: String
+    /// Bytes of received messages a server-streaming call buffers for a consumer that has not
+    /// taken them; past this the client stops granting the server flow-control window.
+    public var streamBufferBytes: Int
 
     /// Creates a configuration.
     public init(
@@ -18,13 +21,15 @@ public struct ClientConfiguration: Sendable {
         acceptedCompression: [CompressionAlgorithm] = [.identity, .gzip, .deflate],
         maxReceiveMessageBytes: Int = 4 << 20,
         authority: String? = nil,
-        userAgent: String = "grpc-swift-wire/1.0"
+        userAgent: String = "grpc-swift-wire/1.0",
+        streamBufferBytes: Int = 1 << 20
     ) {
         self.requestCompression = requestCompression
         self.acceptedCompression = acceptedCompression
         self.maxReceiveMessageBytes = maxReceiveMessageBytes
         self.authority = authority
         self.userAgent = userAgent
+        self.streamBufferBytes = streamBufferBytes
     }
 }
 

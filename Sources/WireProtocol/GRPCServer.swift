@@ -85,6 +85,8 @@ final class ServerCore: @unchecked Sendable {
         var listeningWaiters: [CheckedContinuation<ListeningAddresses, any Error>] = []
         var drainedWaiter: CheckedContinuation<Void, Never>?
         var drained = false
+        /// The loops exist and listen; until then a shutdown is left to `start()`.
+        var loopsReady = false
     }
 
     let configuration: ServerConfiguration
@@ -160,6 +162,11 @@ final class ServerCore: @unchecked Sendable {
             if isShuttingDown { closeListeners(on: acceptLoop) }
         }
         for waiter in waiters { waiter.resume(returning: addresses) }
+        let shutdownRequested = state.withLock { state -> Bool in
+            state.loopsReady = true
+            return state.shuttingDown
+        }
+        if shutdownRequested { shutdownLoops() }
     }
 
     func waitUntilListening() async throws -> ListeningAddresses {
@@ -224,24 +231,42 @@ final class ServerCore: @unchecked Sendable {
     }
 
     func beginShutdown() {
-        let (first, running) = state.withLock { state -> (Bool, Bool) in
-            if state.shuttingDown { return (false, false) }
+        enum Next { case nothing, shutdownLoops, drainNow }
+        let next = state.withLock { state -> Next in
+            if state.shuttingDown { return .nothing }
             state.shuttingDown = true
-            if case .running = state.phase { return (true, true) }
-            return (true, false)
+            if state.loopsReady { return .shutdownLoops }
+            if case .running = state.phase { return .nothing }  // start() will see the request
+            return .drainNow
         }
-        guard first else { return }
-        if !running {
+        switch next {
+        case .nothing:
+            break
+        case .drainNow:
             // Not started (or failed): there is nothing to drain.
             let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in takeDrainedWaiter(&state) }
             waiter?.resume()
-            return
+        case .shutdownLoops:
+            shutdownLoops()
         }
+    }
+
+    /// Closes the listeners and sends GOAWAY on every connection; after the grace period, if
+    /// one is set, closes whatever is still open (cancelling its handlers).
+    private func shutdownLoops() {
+        let gracePeriod = configuration.shutdownGracePeriod
         for (index, loop) in loops.enumerated() {
             loop.execute { [self] in
                 if index == 0 { closeListeners(on: loop) }
                 loop.forEachHandler { handler in
                     (handler as? ServerConnection)?.startGoaway()
+                }
+                if let gracePeriod {
+                    loop.schedule(at: .now + gracePeriod) {
+                        loop.forEachHandler { handler in
+                            (handler as? ServerConnection)?.close()
+                        }
+                    }
                 }
             }
         }

@@ -102,7 +102,7 @@ public struct Metadata: Sendable, Hashable, Sequence, ExpressibleByDictionaryLit
     public func makeIterator() -> IndexingIterator<[Entry]> { entries.makeIterator() }
 
     /// Appends every entry of another metadata.
-    mutating func append(contentsOf other: Metadata) { entries.append(contentsOf: other.entries) }
+    public mutating func append(contentsOf other: Metadata) { entries.append(contentsOf: other.entries) }
 
     /// Whether a header name is reserved for the protocol and so never user metadata.
     static func isReserved(_ key: String) -> Bool {

@@ -37,7 +37,10 @@ public struct ResponseStream: AsyncSequence, Sendable {
         let client: GRPCClient
 
         public mutating func next() async throws -> [UInt8]? {
-            if let message = try await base.next() { return message }
+            if let message = try await base.next() {
+                state.messageConsumed()
+                return message
+            }
             if state.outcome == nil {
                 // The stream ended without an outcome: the iterating task was cancelled.
                 throw RPCError(code: .cancelled, message: "the call was cancelled")
@@ -58,9 +61,33 @@ final class ResponseStreamState: Sendable {
         var initial: Result<Metadata, RPCError>?
         var waiters: [CheckedContinuation<Metadata, any Error>] = []
         var outcome: Outcome?
+        var consumedMessages = 0
+        var onConsumed: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
+
+    /// Sets what to call (once per batch) when the consumer takes messages.
+    func setConsumptionHandler(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onConsumed = handler }
+    }
+
+    /// Counts a message taken by the consumer; the first of a batch notifies the loop.
+    func messageConsumed() {
+        let notify = state.withLock { state -> (@Sendable () -> Void)? in
+            state.consumedMessages += 1
+            return state.consumedMessages == 1 ? state.onConsumed : nil
+        }
+        notify?()
+    }
+
+    /// The messages consumed since the last call.
+    func takeConsumed() -> Int {
+        state.withLock { state in
+            defer { state.consumedMessages = 0 }
+            return state.consumedMessages
+        }
+    }
 
     var outcome: Outcome? { state.withLock { $0.outcome } }
 

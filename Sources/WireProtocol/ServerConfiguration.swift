@@ -31,8 +31,17 @@ public struct ServerConfiguration: Sendable {
     public var maxConcurrentStreams: Int
     /// SETTINGS_MAX_HEADER_LIST_SIZE advertised and enforced per request.
     public var maxHeaderListSize: Int
+    /// Request bytes one connection may hold in unfinished requests across all its streams;
+    /// a stream pushing past it gets RESOURCE_EXHAUSTED. Bounds what one client can make the
+    /// server buffer even within each method's `maxRequestBytes`.
+    public var maxBufferedRequestBytesPerConnection: Int
     /// Connections without streams for this long are closed with GOAWAY; `nil` keeps them.
     public var idleTimeout: Duration?
+    /// When set, a connection that has been silent this long is sent a PING; `keepaliveTimeout`
+    /// later without any frame back it is closed (a peer that vanished without a FIN).
+    public var keepaliveInterval: Duration?
+    /// See `keepaliveInterval`.
+    public var keepaliveTimeout: Duration
     /// PING frames allowed from a client per second before the connection is closed with
     /// GOAWAY ENHANCE_YOUR_CALM.
     public var maxPingsPerSecond: Int
@@ -40,8 +49,16 @@ public struct ServerConfiguration: Sendable {
     public var resetStreamBurst: Int
     /// See `resetStreamBurst`.
     public var resetStreamsPerSecond: Int
+    /// How long a graceful shutdown waits for in-flight calls before closing their connections
+    /// (which cancels their handlers); `nil` waits as long as they take.
+    public var shutdownGracePeriod: Duration?
     /// Unsent response bytes per stream above which `ResponseWriter.write` suspends.
     public var streamWriteHighWater: Int
+    /// Whether a handler starts on the connection's event-loop thread (`Task.immediate`) and
+    /// runs there until its first suspension, saving two thread hops per call. Turn off when
+    /// handlers do long synchronous work before their first `await`, which would hold up the
+    /// other connections of that loop.
+    public var startHandlersInline: Bool
 
     /// Creates a configuration.
     public init(
@@ -53,11 +70,16 @@ public struct ServerConfiguration: Sendable {
         maxConnections: Int = 10_000,
         maxConcurrentStreams: Int = 100,
         maxHeaderListSize: Int = 16 * 1024,
+        maxBufferedRequestBytesPerConnection: Int = 64 << 20,
         idleTimeout: Duration? = nil,
+        keepaliveInterval: Duration? = nil,
+        keepaliveTimeout: Duration = .seconds(20),
         maxPingsPerSecond: Int = 100,
         resetStreamBurst: Int = 1000,
         resetStreamsPerSecond: Int = 33,
-        streamWriteHighWater: Int = 256 * 1024
+        shutdownGracePeriod: Duration? = .seconds(30),
+        streamWriteHighWater: Int = 256 * 1024,
+        startHandlersInline: Bool = true
     ) {
         self.tcp = tcp
         self.unixSocketPath = unixSocketPath
@@ -67,11 +89,16 @@ public struct ServerConfiguration: Sendable {
         self.maxConnections = maxConnections
         self.maxConcurrentStreams = maxConcurrentStreams
         self.maxHeaderListSize = maxHeaderListSize
+        self.maxBufferedRequestBytesPerConnection = maxBufferedRequestBytesPerConnection
         self.idleTimeout = idleTimeout
+        self.keepaliveInterval = keepaliveInterval
+        self.keepaliveTimeout = keepaliveTimeout
         self.maxPingsPerSecond = maxPingsPerSecond
         self.resetStreamBurst = resetStreamBurst
         self.resetStreamsPerSecond = resetStreamsPerSecond
+        self.shutdownGracePeriod = shutdownGracePeriod
         self.streamWriteHighWater = streamWriteHighWater
+        self.startHandlersInline = startHandlersInline
     }
 
     /// The number of online processors.

@@ -14,8 +14,13 @@ public struct ServerMethod: Sendable {
     /// message, else the client gets INTERNAL). Throwing `RPCError` sends its status, message and
     /// metadata; any other error sends UNKNOWN. The handler's task is cancelled when the client
     /// cancels, the connection drops, or the deadline passes.
+    ///
+    /// The handler is `nonisolated(nonsending)`: started inline (see
+    /// `ServerConfiguration.startHandlersInline`), it runs on the connection's event-loop thread
+    /// until its first real suspension, so a handler that never suspends answers without any
+    /// thread hop.
     public typealias Handler =
-        @Sendable (_ request: [UInt8], _ context: ServerContext, _ writer: any ResponseWriter)
+        nonisolated(nonsending) @Sendable (_ request: [UInt8], _ context: ServerContext, _ writer: any ResponseWriter)
         async throws -> Void
 
     /// The HTTP/2 `:path`, "/package.Service/Method".
@@ -49,6 +54,18 @@ public struct ServerContext: Sendable {
     public let peer: String
     /// The encodings the client listed in `grpc-accept-encoding`.
     public let acceptedCompression: [CompressionAlgorithm]
+
+    /// Creates a context; the server makes these, tests of handlers may too.
+    public init(
+        path: String, requestMetadata: Metadata = [:], deadline: ContinuousClock.Instant? = nil,
+        peer: String = "in-process", acceptedCompression: [CompressionAlgorithm] = [.identity]
+    ) {
+        self.path = path
+        self.requestMetadata = requestMetadata
+        self.deadline = deadline
+        self.peer = peer
+        self.acceptedCompression = acceptedCompression
+    }
 }
 
 /// Sends a handler's responses.
@@ -67,12 +84,14 @@ public protocol ResponseWriter: Sendable {
     ///   - compression: The algorithm for this message; `nil` uses the server default. Ignored
     ///     (the message is sent uncompressed) when the client does not accept it.
     /// - Throws: `RPCError` (CANCELLED or DEADLINE_EXCEEDED) once the call is over.
-    func write(_ message: [UInt8], compression: CompressionAlgorithm?) async throws
+    nonisolated(nonsending) func write(_ message: [UInt8], compression: CompressionAlgorithm?) async throws
     /// Sets trailing metadata, sent with the status.
     func setTrailingMetadata(_ metadata: Metadata)
 }
 
 extension ResponseWriter {
     /// Sends one message with the server's default compression.
-    public func write(_ message: [UInt8]) async throws { try await write(message, compression: nil) }
+    public nonisolated(nonsending) func write(_ message: [UInt8]) async throws {
+        try await write(message, compression: nil)
+    }
 }

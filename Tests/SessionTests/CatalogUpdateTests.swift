@@ -23,6 +23,27 @@ import Testing
         #expect(engine.snapshot(version: v1)?.entity(EntityRef(type: "album", id: "abbey-road"))?.title == "Abbey Road")
     }
 
+    @Test func printsStayFindableAcrossReplacementsAppendsAndDeletes() throws {
+        let engine = Fixtures.engine()
+        let probe = QueryRequest(
+            descriptor: Descriptor(featurePrint: FeaturePrint(model: "m3", values: [0, 0, 1])), maxDistance: 0.01)
+        func found() throws -> [String] { try engine.query(probe).filter { $0.match == .image }.map(\.entity.id) }
+        #expect(try found() == ["kind-of-blue"])
+        // A replacement without a print change and an append with a print: rows are shared, then added.
+        var blue = try #require(engine.snapshot.entity(EntityRef(type: "album", id: "kind-of-blue")))
+        blue.title = "Kind of Blue (Legacy)"
+        engine.upsert([
+            blue,
+            Entity(type: "album", id: "new", title: "New", prints: [FeaturePrint(model: "m3", values: [0, 0.001, 1])]),
+        ])
+        #expect(try found() == ["kind-of-blue", "new"])
+        // A print change and a delete rebuild the rows.
+        blue.prints = [FeaturePrint(model: "m3", values: [0, 1, 0])]
+        engine.upsert([blue])
+        engine.delete([EntityRef(type: "album", id: "abbey-road")])
+        #expect(try found() == ["new"])
+    }
+
     @Test func badEntitiesInABatchAreRejectedWithTheirIndex() {
         let engine = Fixtures.engine()
         let update = engine.upsert([

@@ -41,6 +41,20 @@ import Testing
         #expect(try await sessions.purgeExpired() == 1)
     }
 
+    @Test func runPurgesExpiredSessionsUntilCancelled() async throws {
+        let store = InMemorySessionStore()
+        let sessions = SearchSessions(engine: engine, store: store, timeToLive: .seconds(-1))
+        let state = try await sessions.capture(Descriptor(labels: [Label("rock")]))
+        let purger = Task { await sessions.run(every: .milliseconds(5)) }
+        // Expired sessions are already invisible; wait until the purge removed this one as well.
+        while try await store.purgeExpired(nowUnixMs: engine.nowMs()) != 0 { await Task.yield() }
+        purger.cancel()
+        await purger.value
+        await #expect(throws: SearchError.sessionNotFound(state.sessionID)) {
+            try await sessions.search(SearchRequest(sessionID: state.sessionID))
+        }
+    }
+
     @Test func filtersTypesCategoriesAndExpressionsNarrow() throws {
         let s = session()
         func ids(_ r: SearchRequest) throws -> [String] {

@@ -102,6 +102,25 @@ import Testing
         #expect(decoded == message)
     }
 
+    @Test(arguments: [CompressionAlgorithm.gzip, .deflate])
+    func pooledStreamsCarryNothingOverFromAFailedMessage(algorithm: CompressionAlgorithm) throws {
+        let good = try Envelope.frame(Self.plain, compression: algorithm)
+        for _ in 0..<5 {
+            #expect(throws: RPCError.self) {
+                try MessageDecoder.decode(
+                    compressed: true, bytes: Array(good.dropFirst(5).prefix(12)), encoding: algorithm, limit: 1000)
+            }
+            #expect(throws: RPCError.self) {
+                try MessageDecoder.decode(
+                    compressed: true, bytes: Array(good.dropFirst(5)), encoding: algorithm, limit: 3)
+            }
+            let decoded = try MessageDecoder.decode(
+                compressed: true, bytes: Array(good.dropFirst(5)), encoding: algorithm, limit: 1000)
+            #expect(decoded == Self.plain)
+            #expect(try Envelope.frame(Self.plain, compression: algorithm) == good)
+        }
+    }
+
     @Test func aZipBombStopsAtTheLimit() throws {
         let bomb = try Envelope.frame([UInt8](repeating: 0, count: 10 << 20), compression: .gzip)
         #expect(bomb.count < 20_000)

@@ -62,6 +62,22 @@ import Testing
         }
     }
 
+    @Test func manyHalfSentRequestsCannotMakeTheServerBufferWithoutBound() async throws {
+        var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
+        configuration.maxBufferedRequestBytesPerConnection = 100_000
+        try await withServer(configuration) { _, addresses in
+            let raw = try RawH2Client(port: addresses.tcpPort!)
+            // Each announces 4 MiB - 1 and sends 40 KB: together they pass the budget, and the
+            // stream whose bytes cross it (nghttp2 interleaves them) is refused.
+            let body: [UInt8] = [0, 0, 0x3F, 0xFF, 0xFF] + [UInt8](repeating: 1, count: 40_000)
+            let ids = (0..<3).map { _ in raw.open(path: "/test.Echo/Unary", body: body, endStream: false) }
+            try await raw.pump { ids.contains { raw.replies[$0]!.grpcStatus != nil } }
+            let statuses = ids.compactMap { raw.replies[$0]!.grpcStatus }
+            #expect(statuses == [Status.Code.resourceExhausted.rawValue])
+            try await Self.expectStillServing(addresses)
+        }
+    }
+
     @Test func aGzipBombIsResourceExhausted() async throws {
         try await withServer { _, addresses in
             let raw = try RawH2Client(port: addresses.tcpPort!)

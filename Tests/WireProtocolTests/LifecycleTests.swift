@@ -26,6 +26,31 @@ import Testing
         }
     }
 
+    @Test func theGracePeriodEndsCallsThatWillNotFinish() async throws {
+        let observations = Observations()
+        var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
+        configuration.shutdownGracePeriod = .milliseconds(200)
+        let server = GRPCServer(configuration: configuration, methods: TestMethods.all(observations))
+        let run = Task { try await server.run() }
+        let port = try await server.waitUntilListening().tcpPort!
+        let client = GRPCClient(target: .tcp(host: "127.0.0.1", port: port))
+        let hung = Task { try await client.unary(path: "/test.Echo/Sleep", request: [1]) }
+        #expect(await observations.waitFor("sleep-started"))
+        server.beginGracefulShutdown()
+        try await run.value  // returns although the handler would sleep for 30 s
+        let outcome = await hung.result
+        #expect(throws: RPCError.self) { try outcome.get() }
+        #expect(await observations.waitFor("sleep-cancelled"))
+        await client.close()
+    }
+
+    @Test func shutdownBeforeRunMakesRunReturnAtOnce() async throws {
+        let server = GRPCServer(
+            configuration: ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1), methods: [])
+        server.beginGracefulShutdown()
+        try await server.run()
+    }
+
     @Test func cancellingRunShutsTheServerDown() async throws {
         let server = GRPCServer(
             configuration: ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1), methods: [])
@@ -79,6 +104,61 @@ import Testing
             raw.reset(id)
             try await raw.pump { raw.replies[id]!.closed }
             #expect(await observations.waitFor("flood-stopped"))
+        }
+    }
+
+    @Test func aSlowStreamConsumerHoldsTheServerBackThenGetsEverything() async throws {
+        let observations = Observations()
+        try await withServer(observations: observations) { _, addresses in
+            let client = GRPCClient(target: .tcp(host: "127.0.0.1", port: addresses.tcpPort!))
+            let stream = try await client.serverStreaming(path: "/test.Echo/Flood", request: [])
+            var iterator = stream.makeAsyncIterator()
+            _ = try await iterator.next()
+            #expect(await observations.waitFor("flood-2"))
+            try await Task.sleep(for: .milliseconds(300))
+            let written = observations.events.filter { $0.hasPrefix("flood-") }.count
+            #expect(written < 100, "the server ran \(written) messages ahead of a consumer that paused")
+            var received = 1
+            while let message = try await iterator.next() {
+                #expect(message.count == 64 * 1024)
+                received += 1
+            }
+            #expect(received == 200)
+            await client.close()
+        }
+    }
+
+    @Test func aPeerThatStopsAnsweringKeepalivePingsIsDisconnected() async throws {
+        var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 1)
+        configuration.keepaliveInterval = .milliseconds(100)
+        configuration.keepaliveTimeout = .seconds(1)
+        try await withServer(configuration) { _, addresses in
+            let raw = try RawH2Client(port: addresses.tcpPort!)
+            // While it answers (nghttp2 acks PINGs as it pumps), the connection stays.
+            let until = ContinuousClock.now + .milliseconds(400)
+            try await raw.pump { ContinuousClock.now > until || raw.connectionClosed }
+            #expect(!raw.connectionClosed)
+            // Silent for a while: the server gives up on it.
+            try await Task.sleep(for: .milliseconds(1600))
+            try await raw.pump { raw.connectionClosed }
+            #expect(raw.connectionClosed)
+            try await HostileInputTests.expectStillServing(addresses)
+        }
+    }
+
+    @Test func hundredsOfIdleConnectionsDoNotStopTheServer() async throws {
+        try await withServer { _, addresses in
+            var clients: [RawH2Client] = []
+            for _ in 0..<300 {
+                let raw = try RawH2Client(port: addresses.tcpPort!)
+                try await raw.pump { true }  // preface and SETTINGS out
+                clients.append(raw)
+            }
+            try await HostileInputTests.expectStillServing(addresses)
+            let reply = try await clients[150].call(path: "/test.Echo/Unary", body: [0, 0, 0, 0, 1, 9])
+            #expect(reply.data == [0, 0, 0, 0, 1, 9])
+            clients.removeAll()
+            try await HostileInputTests.expectStillServing(addresses)
         }
     }
 

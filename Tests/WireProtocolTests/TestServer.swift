@@ -53,6 +53,12 @@ enum TestMethods {
                 throw Oops()
             },
             ServerMethod(path: "/test.Echo/Silent", kind: .unary) { _, _, _ in },
+            ServerMethod(path: "/test.Echo/StreamThenFail", kind: .serverStreaming) { _, _, writer in
+                writer.setInitialMetadata(["stage": "started"])
+                for i in 0..<3 { try await writer.write([UInt8(i)]) }
+                writer.setTrailingMetadata(["partial": "3"])
+                throw RPCError(code: .aborted, message: "stopped after 3")
+            },
             ServerMethod(path: "/test.Echo/Slow", kind: .unary) { request, _, writer in
                 observations.record("slow-started")
                 try await Task.sleep(for: .milliseconds(300))

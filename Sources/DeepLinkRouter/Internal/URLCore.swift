@@ -38,6 +38,7 @@ enum URLCore {
                 URLParseError(
                     code: .tooLong, message: "URL is \(utf8.count) bytes long; the limit is \(maxLength)"))
         }
+        if let layout = URLFastPath.layout(utf8) { return .success(body(utf8, layout)) }
         let capacity = outputCapacity(forInputCount: utf8.count) + utf8.count
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { memory in
             let output = memory.baseAddress!

@@ -47,40 +47,39 @@ enum Ranker {
         _ s: CatalogSnapshot, groups: [TextGroup], mode: Mode, prints: [FeaturePrint], maxDistance: Float?,
         imageLimit: Int, topK: Int? = nil
     ) -> [Candidate]? {
-        // At most 32 groups (labels and free text): one bit each.
+        // At most 32 groups (labels and free text).
         let usable = Array(groups.filter { !$0.terms.isEmpty }.prefix(32))
         if usable.isEmpty && prints.isEmpty { return nil }
         var text = [Candidate]()
         if !usable.isEmpty {
-            // Dense accumulators over the snapshot: cheaper than hashing for large postings.
-            let n = s.entities.count
-            var score = [Float](repeating: 0, count: n)
-            var mask = [UInt32](repeating: 0, count: n)
-            var exactMask = [UInt32](repeating: 0, count: n)
-            var touched = [Int32]()
+            // Each group's matches come in document order; tag them with the group, sort by
+            // document, and fold runs. Memory is proportional to the matches, not the catalog.
+            var hits = [(doc: Int32, group: Int32, score: Float)]()
+            var exactHits = Set<Int64>()
             for (g, group) in usable.enumerated() {
-                let bit = UInt32(1) << UInt32(g)
                 let m = s.text.matchSorted(group.terms)
-                for (k, d) in m.docs.enumerated() {
-                    let i = Int(d)
-                    if mask[i] == 0 { touched.append(d) }
-                    mask[i] |= bit
-                    score[i] += m.scores[k] * group.weight
-                }
-                for d in s.text.exactMatches(group.terms) { exactMask[Int(d)] |= bit }
+                hits.reserveCapacity(hits.count + m.docs.count)
+                for (k, d) in m.docs.enumerated() { hits.append((d, Int32(g), m.scores[k] * group.weight)) }
+                for d in s.text.exactMatches(group.terms) { exactHits.insert(Int64(d) << 6 | Int64(g)) }
             }
-            let all = usable.count == 32 ? UInt32.max : (UInt32(1) << UInt32(usable.count)) - 1
+            if usable.count > 1 { hits.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.group < $1.group } }
             let indices = usable.map { u in groups.firstIndex { $0.display == u.display } ?? 0 }
-            for d in touched {
-                let i = Int(d)
-                let m = mask[i]
-                if mode == .all && m != all { continue }
+            var i = 0
+            while i < hits.count {
+                let d = hits[i].doc
+                var score: Float = 0
                 var matched = [Int]()
-                for g in 0..<usable.count where m & (1 << UInt32(g)) != 0 { matched.append(indices[g]) }
+                var exact = false
+                while i < hits.count && hits[i].doc == d {
+                    score += hits[i].score
+                    matched.append(indices[Int(hits[i].group)])
+                    if exactHits.contains(Int64(d) << 6 | Int64(hits[i].group)) { exact = true }
+                    i += 1
+                }
+                if mode == .all && matched.count != usable.count { continue }
                 text.append(
                     Candidate(
-                        doc: d, exact: exactMask[i] & m != 0, score: score[i], textScore: score[i], distance: nil,
-                        matchedGroups: matched))
+                        doc: d, exact: exact, score: score, textScore: score, distance: nil, matchedGroups: matched))
             }
         }
         var imageLists = [[(doc: Int32, distance: Float)]]()

@@ -31,6 +31,20 @@ final class ClientCall: @unchecked Sendable {
     var initialDelivered = false
     var messages: [[UInt8]] = []
 
+    // Inbound flow control of streaming calls: DATA is acknowledged (WINDOW_UPDATE) only while
+    // the messages the consumer has not taken stay under a bound.
+    /// Wire sizes of messages delivered but not yet taken by the consumer.
+    var unconsumedSizes: [Int] = []
+    var unconsumedHead = 0
+    var unconsumedBytes = 0
+    /// Received DATA bytes not yet acknowledged to the peer.
+    var withheldBytes = 0
+
+    var isStreaming: Bool {
+        if case .stream = sink { return true }
+        return false
+    }
+
     init(
         path: String, metadata: Metadata, timeout: Duration?, requestEncoding: CompressionAlgorithm?,
         requestBytes: [UInt8], maxReceive: Int
@@ -52,11 +66,13 @@ final class ClientCall: @unchecked Sendable {
     }
 
     /// Passes one decoded message on.
-    func deliver(_ message: [UInt8]) {
+    func deliver(_ message: [UInt8], wireSize: Int) {
         switch sink {
         case .unary:
             messages.append(message)
         case .stream(let continuation, _):
+            unconsumedSizes.append(wireSize)
+            unconsumedBytes += wireSize
             continuation.yield(message)
         case nil:
             break
@@ -99,6 +115,23 @@ final class ClientCall: @unchecked Sendable {
             break
         }
         messages = []
+    }
+
+    /// Forgets `count` messages the consumer took.
+    ///
+    /// - Returns: The wire bytes they occupied.
+    func consumed(_ count: Int) -> Int {
+        var bytes = 0
+        for _ in 0..<count where unconsumedHead < unconsumedSizes.count {
+            bytes += unconsumedSizes[unconsumedHead]
+            unconsumedHead += 1
+        }
+        if unconsumedHead == unconsumedSizes.count {
+            unconsumedSizes.removeAll(keepingCapacity: true)
+            unconsumedHead = 0
+        }
+        unconsumedBytes -= bytes
+        return bytes
     }
 
     func fail(_ error: RPCError) {

@@ -15,7 +15,12 @@ final class ClientConnection: H2Connection, @unchecked Sendable {
         self.authority = authority
         super.init(fd: fd, loop: loop)
         isWritable = !connecting
-        nghttp2_session_client_new(&session, sharedCallbacks, userData)
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        // We acknowledge DATA ourselves, so a consumer that stops reading stops the server.
+        nghttp2_option_set_no_auto_window_update(option, 1)
+        nghttp2_session_client_new2(&session, sharedCallbacks, userData, option)
+        nghttp2_option_del(option)
         var settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
@@ -71,12 +76,32 @@ final class ClientConnection: H2Connection, @unchecked Sendable {
         }
         call.streamID = id
         calls[id] = call
+        if case .stream(_, let state) = call.sink {
+            state.setConsumptionHandler { [loop] in
+                loop.execute { [weak self, weak call] in
+                    guard let self, let call, case .stream(_, let state) = call.sink else { return }
+                    self.messagesConsumed(call, count: state.takeConsumed())
+                }
+            }
+        }
         if let timeout = call.timeout {
             call.timer = loop.schedule(at: .now + timeout) { [weak self, weak call] in
                 guard let self, let call else { return }
                 self.cancel(call, RPCError(code: .deadlineExceeded, message: "deadline exceeded"))
             }
         }
+        loop.markDirty(self)
+    }
+
+    /// The consumer of a streaming call took messages: acknowledge withheld DATA once the
+    /// buffer is under its bound again.
+    func messagesConsumed(_ call: ClientCall, count: Int) {
+        _ = call.consumed(count)
+        guard let session, call.withheldBytes > 0, calls[call.streamID] === call,
+            call.unconsumedBytes <= core.configuration.streamBufferBytes
+        else { return }
+        nghttp2_session_consume(session, call.streamID, call.withheldBytes)
+        call.withheldBytes = 0
         loop.markDirty(self)
     }
 
@@ -179,7 +204,15 @@ final class ClientConnection: H2Connection, @unchecked Sendable {
     }
 
     override func onData(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
-        guard let call = calls[streamID], !call.isDone else { return 0 }
+        guard let call = calls[streamID], !call.isDone else {
+            nghttp2_session_consume_connection(session, data.count)
+            return 0
+        }
+        if call.isStreaming && call.unconsumedBytes > core.configuration.streamBufferBytes {
+            call.withheldBytes += data.count
+        } else {
+            nghttp2_session_consume(session, streamID, data.count)
+        }
         var failure: RPCError?
         do throws(DeframingError) {
             try call.deframer.feed(data) { (compressed, bytes) throws(DeframingError) in
@@ -187,7 +220,7 @@ final class ClientConnection: H2Connection, @unchecked Sendable {
                 do throws(RPCError) {
                     let message = try MessageDecoder.decode(
                         compressed: compressed, bytes: bytes, encoding: call.responseEncoding, limit: call.maxReceive)
-                    call.deliver(message)
+                    call.deliver(message, wireSize: bytes.count + Envelope.headerSize)
                 } catch {
                     failure = error
                 }
@@ -201,6 +234,11 @@ final class ClientConnection: H2Connection, @unchecked Sendable {
 
     override func onStreamClose(streamID: Int32, errorCode: UInt32) -> Int32 {
         guard let call = calls.removeValue(forKey: streamID) else { return 0 }
+        if call.withheldBytes > 0 {
+            // The stream is gone; give its withheld bytes back to the connection window.
+            nghttp2_session_consume_connection(session, call.withheldBytes)
+            call.withheldBytes = 0
+        }
         if !call.isDone {
             call.fail(Self.error(forReset: errorCode))
         }

@@ -15,12 +15,13 @@ enum Envelope {
             out.append(contentsOf: message)
             return out
         }
-        var compressor = try Zlib.Compressor(compression)
         out.append(contentsOf: [1, 0, 0, 0, 0])
-        let result: Result<Void, ZlibError> = message.withUnsafeBytes { raw in
-            Result { () throws(ZlibError) in try compressor.compress(raw, appendingTo: &out) }
+        try ZlibPool.shared.withCompressor(compression) { (compressor) throws(ZlibError) in
+            let result: Result<Void, ZlibError> = message.withUnsafeBytes { raw in
+                Result { () throws(ZlibError) in try compressor.compress(raw, appendingTo: &out) }
+            }
+            try result.get()
         }
-        try result.get()
         let length = UInt32(out.count - headerSize)
         out[1] = UInt8(truncatingIfNeeded: length >> 24)
         out[2] = UInt8(truncatingIfNeeded: length >> 16)
@@ -162,11 +163,12 @@ enum MessageDecoder {
             throw RPCError(code: .internalError, message: "compressed flag set but no grpc-encoding was sent")
         }
         do throws(ZlibError) {
-            var decompressor = try Zlib.Decompressor(encoding)
-            let result: Result<[UInt8], ZlibError> = bytes.withUnsafeBytes { raw in
-                Result { () throws(ZlibError) in try decompressor.decompress(raw, limit: limit) }
+            return try ZlibPool.shared.withDecompressor(encoding) { (decompressor) throws(ZlibError) in
+                let result: Result<[UInt8], ZlibError> = bytes.withUnsafeBytes { raw in
+                    Result { () throws(ZlibError) in try decompressor.decompress(raw, limit: limit) }
+                }
+                return try result.get()
             }
-            return try result.get()
         } catch {
             if error.code == .limitExceeded {
                 throw RPCError(code: .resourceExhausted, message: "decompressed message exceeds \(limit) bytes")

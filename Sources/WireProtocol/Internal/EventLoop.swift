@@ -39,6 +39,7 @@ final class EventLoop: @unchecked Sendable {
     private var handlers: [Int32: any EventHandler] = [:]
     private var timers: [LoopTimer] = []  // a binary min-heap on deadline
     private var dirty: [H2Connection] = []
+    private var deferred: [H2Connection] = []
     /// A read buffer shared by every connection of the loop, so idle connections hold none.
     let readBuffer: UnsafeMutableRawBufferPointer
     let name: String
@@ -234,6 +235,11 @@ final class EventLoop: @unchecked Sendable {
         flushDirty()
     }
 
+    /// Re-queues a connection that still has output after its share of this iteration.
+    func markDirtyNextIteration(_ connection: H2Connection) {
+        deferred.append(connection)
+    }
+
     private func flushDirty() {
         while !dirty.isEmpty {
             let batch = dirty
@@ -242,6 +248,11 @@ final class EventLoop: @unchecked Sendable {
                 connection.isDirty = false
                 connection.flush()
             }
+        }
+        if !deferred.isEmpty {
+            let later = deferred
+            deferred = []
+            for connection in later { markDirty(connection) }
         }
     }
 }

@@ -39,12 +39,13 @@ struct HeaderBlock {
 
     /// Calls `body` with an `nghttp2_nv` array pointing into this block.
     func withNV<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        var copy = bytes
-        return copy.withUnsafeMutableBufferPointer { base in
+        bytes.withUnsafeBufferPointer { base in
+            // nghttp2_nv's pointers are mutable only for C's sake; nghttp2 copies and never writes.
+            let start = UnsafeMutablePointer(mutating: base.baseAddress ?? UnsafePointer(bitPattern: 1)!)
             var nv = [nghttp2_nv]()
             nv.reserveCapacity(fields.count)
             for field in fields {
-                let name = base.baseAddress! + field.nameStart
+                let name = start + field.nameStart
                 nv.append(
                     nghttp2_nv(
                         name: name, value: name + field.nameCount, namelen: field.nameCount,
@@ -115,6 +116,8 @@ class H2Connection: EventHandler, @unchecked Sendable {
     let loop: EventLoop
     var session: OpaquePointer?
     var isDirty = false
+    /// When bytes last arrived; for keepalive.
+    var lastReadAt = ContinuousClock.now
     private(set) var isClosed = false
     private var output: [UInt8] = []
     private var outputStart = 0
@@ -187,6 +190,7 @@ class H2Connection: EventHandler, @unchecked Sendable {
         while !isClosed {
             let n = recv(fd, buffer.baseAddress, buffer.count, 0)
             if n > 0 {
+                lastReadAt = .now
                 let rc = nghttp2_session_mem_recv(session, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), n)
                 if rc < 0 {
                     close()
@@ -210,41 +214,44 @@ class H2Connection: EventHandler, @unchecked Sendable {
     /// Pulls frames from nghttp2 and writes them; called at the end of each loop iteration.
     func flush() {
         guard !isClosed, !isLingering, let session, isWritable else { return }
-        while output.count - outputStart < outputHighWater {
-            var pointer: UnsafePointer<UInt8>?
-            let n = nghttp2_session_mem_send(session, &pointer)
-            if n < 0 {
-                close()
-                return
-            }
-            if n == 0 { break }
-            if outputStart == output.count {
-                output.removeAll(keepingCapacity: true)
-                outputStart = 0
-            }
-            output.append(contentsOf: UnsafeBufferPointer(start: pointer, count: n))
-        }
-        while outputStart < output.count {
-            let n = output.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress! + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
-            }
-            if n > 0 {
-                outputStart += n
-                if outputStart == output.count && nghttp2_session_want_write(session) != 0 {
-                    // More is ready; pull it in another round.
-                    output.removeAll(keepingCapacity: true)
-                    outputStart = 0
-                    flush()
+        // A few rounds at most, so one fast peer with a long response cannot hold the loop;
+        // what is left goes out in the next iteration.
+        var rounds = 0
+        flushing: while rounds < 4 {
+            rounds += 1
+            while output.count - outputStart < outputHighWater {
+                var pointer: UnsafePointer<UInt8>?
+                let n = nghttp2_session_mem_send(session, &pointer)
+                if n < 0 {
+                    close()
                     return
                 }
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                break
-            } else {
-                close()
-                return
+                if n == 0 { break }
+                if outputStart == output.count {
+                    output.removeAll(keepingCapacity: true)
+                    outputStart = 0
+                }
+                output.append(contentsOf: UnsafeBufferPointer(start: pointer, count: n))
             }
+            while outputStart < output.count {
+                let n = output.withUnsafeBytes { raw in
+                    send(fd, raw.baseAddress! + outputStart, raw.count - outputStart, Int32(MSG_NOSIGNAL))
+                }
+                if n > 0 {
+                    outputStart += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    break flushing
+                } else {
+                    close()
+                    return
+                }
+            }
+            output.removeAll(keepingCapacity: true)
+            outputStart = 0
+            if nghttp2_session_want_write(session) == 0 { break }
+            if rounds == 4 { loop.markDirtyNextIteration(self) }
         }
         if outputStart == output.count {
             // Keep idle connections small: drop big buffers once drained.

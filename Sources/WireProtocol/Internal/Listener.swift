@@ -26,8 +26,18 @@ final class Listener: EventHandler {
                 }
             }
             if client < 0 {
-                // EAGAIN: drained. EMFILE and friends: try again on the next readiness event.
-                return
+                let error = errno
+                if error == EINTR || error == ECONNABORTED { continue }
+                if error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM {
+                    // Out of descriptors or memory: a level-triggered listener would spin, so stop
+                    // watching it for a moment.
+                    loop.modify(fd, events: 0)
+                    loop.schedule(at: .now + .milliseconds(100)) { [weak self] in
+                        guard let self, !self.isClosed else { return }
+                        self.loop.modify(self.fd, events: EPOLLIN.rawValue)
+                    }
+                }
+                return  // EAGAIN: drained.
             }
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)

@@ -14,6 +14,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     private var lastActivity = ContinuousClock.now
     private var resetTokens: Double
     private var resetRefill = ContinuousClock.now
+    /// Request bytes held by streams still receiving.
+    private var bufferedRequestBytes = 0
 
     init(fd: Int32, loop: EventLoop, core: ServerCore, peer: String) {
         self.core = core
@@ -46,12 +48,42 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         register()
         loop.markDirty(self)
         armIdleTimer()
+        armKeepalive()
+    }
+
+    private var keepaliveTimer: LoopTimer?
+
+    /// Pings a silent peer and closes the connection if nothing comes back in time.
+    private func armKeepalive() {
+        guard let interval = core.configuration.keepaliveInterval else { return }
+        keepaliveTimer = loop.schedule(at: max(lastReadAt + interval, .now + interval / 8)) { [weak self] in
+            guard let self, !self.isClosed, let session = self.session else { return }
+            if ContinuousClock.now - self.lastReadAt < interval {
+                self.armKeepalive()
+                return
+            }
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+            self.loop.markDirty(self)
+            let pingedAt = ContinuousClock.now
+            self.keepaliveTimer = self.loop.schedule(at: pingedAt + self.core.configuration.keepaliveTimeout) {
+                [weak self] in
+                guard let self, !self.isClosed else { return }
+                if self.lastReadAt < pingedAt {
+                    self.close()
+                } else {
+                    self.armKeepalive()
+                }
+            }
+        }
     }
 
     private func armIdleTimer() {
         guard let timeout = core.configuration.idleTimeout else { return }
         idleTimer?.cancel()
-        idleTimer = loop.schedule(at: lastActivity + timeout) { [weak self] in
+        // Never in the past: a connection busy with a long stream is checked again a full
+        // timeout later rather than in a tight loop.
+        let next = max(lastActivity + timeout, ContinuousClock.now + timeout / 4)
+        idleTimer = loop.schedule(at: streams.isEmpty ? next : ContinuousClock.now + timeout) { [weak self] in
             guard let self, !self.isClosed else { return }
             if self.streams.isEmpty && ContinuousClock.now - self.lastActivity >= timeout {
                 self.startGoaway()
@@ -73,13 +105,21 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     override func didClose() {
         idleTimer?.cancel()
+        keepaliveTimer?.cancel()
         let error = RPCError(code: .cancelled, message: "connection closed")
         for stream in streams.values { abandon(stream, error) }
         streams = [:]
         core.connectionClosed()
     }
 
+    /// Returns a stream's request bytes to the connection's budget.
+    private func releaseBuffered(_ stream: ServerStream) {
+        bufferedRequestBytes -= stream.bufferedBytes
+        stream.bufferedBytes = 0
+    }
+
     private func abandon(_ stream: ServerStream, _ error: RPCError) {
+        releaseBuffered(stream)
         stream.timer?.cancel()
         stream.timer = nil
         stream.phase = .finished
@@ -132,7 +172,13 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         case H2.data:
             if header.flags & H2.endStream != 0, let stream = streams[header.stream_id] { endOfRequest(stream) }
         case H2.ping:
-            if header.flags & H2.ack == 0 { countPing() }
+            if header.flags & H2.ack == 0 {
+                countPing()
+            } else if keepaliveTimer != nil {
+                // Our keepalive PING came back: start the next interval now.
+                keepaliveTimer?.cancel()
+                armKeepalive()
+            }
         case H2.rstStream:
             countReset()
         default:
@@ -154,6 +200,14 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     override func onData(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
         guard let stream = streams[streamID], stream.phase == .receiving, let method = stream.method else { return 0 }
         lastActivity = .now
+        if bufferedRequestBytes + data.count > core.configuration.maxBufferedRequestBytesPerConnection {
+            reject(
+                stream,
+                RPCError(code: .resourceExhausted, message: "too many request bytes in flight on this connection"))
+            return 0
+        }
+        stream.bufferedBytes += data.count
+        bufferedRequestBytes += data.count
         var failure: RPCError?
         do throws(DeframingError) {
             try stream.deframer.feed(data) { (compressed, bytes) throws(DeframingError) in
@@ -180,6 +234,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     override func onStreamClose(streamID: Int32, errorCode: UInt32) -> Int32 {
         guard let stream = streams.removeValue(forKey: streamID) else { return 0 }
+        releaseBuffered(stream)
         if stream.phase != .finished && stream.phase != .rejected {
             abandon(stream, RPCError(code: .cancelled, message: "the client cancelled the call"))
         } else {
@@ -313,6 +368,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     private func startHandler(_ stream: ServerStream, request: [UInt8]) {
         guard let method = stream.method else { return }
+        releaseBuffered(stream)
         stream.phase = .running
         let accepted = Self.parseAcceptEncoding(stream.acceptEncoding)
         let writer = ServerResponseWriter(
@@ -326,7 +382,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         stream.metadata = Metadata()
         let handler = method.handler
         let deadline = stream.deadline
-        stream.task = Task { [self] in
+        let body: @Sendable () async -> Void = { [self] in
             var status = Status.ok
             var errorMetadata: Metadata?
             do {
@@ -343,17 +399,34 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             } catch {
                 status = Status(code: .unknown, message: "handler failed: \(type(of: error))")
             }
-            let (messages, writerTrailing, initial) = writer.finish()
-            var trailing = writerTrailing
-            if status.code == .ok && method.kind == .unary && messages != 1 {
+            var completion = writer.finish()
+            if status.code == .ok && method.kind == .unary && completion.messages != 1 {
                 status = Status(code: .internalError, message: "a unary handler must write exactly one response")
             }
-            if let errorMetadata { trailing.append(contentsOf: errorMetadata) }
+            if status.code != .ok { completion.unaryResponse = nil }
+            if let errorMetadata { completion.trailing.append(contentsOf: errorMetadata) }
             let finalStatus = status
-            let finalTrailing = trailing
-            loop.execute { [self] in
-                finish(stream, status: finalStatus, trailing: finalTrailing, initial: initial)
+            let finalCompletion = completion
+            if loop.inLoop {
+                // The handler completed without suspending: answer in the same loop iteration.
+                complete(stream, status: finalStatus, completion: finalCompletion)
+            } else {
+                loop.execute { [self] in complete(stream, status: finalStatus, completion: finalCompletion) }
             }
+        }
+        if core.configuration.startHandlersInline, #available(macOS 26.0, *) {
+            stream.task = Task.immediate(operation: body)
+        } else {
+            stream.task = Task(operation: body)
+        }
+    }
+
+    private func complete(_ stream: ServerStream, status: Status, completion: ServerResponseWriter.Completion) {
+        if let response = completion.unaryResponse {
+            enqueue(stream, bytes: response, initialMetadata: completion.unsentInitial, encoding: completion.encoding)
+            finish(stream, status: status, trailing: completion.trailing, initial: nil)
+        } else {
+            finish(stream, status: status, trailing: completion.trailing, initial: completion.unsentInitial)
         }
     }
 
@@ -392,6 +465,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     /// Answers an immediate error as Trailers-Only.
     private func reject(_ stream: ServerStream, _ error: RPCError, extra: [(String, String)] = []) {
+        releaseBuffered(stream)
         stream.timer?.cancel()
         stream.timer = nil
         stream.phase = .rejected

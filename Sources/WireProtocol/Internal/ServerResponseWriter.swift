@@ -14,6 +14,8 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
         var streamEncoding: CompressionAlgorithm?
         var waiter: CheckedContinuation<Void, any Error>?
         var closedError: RPCError?
+        /// A unary response waits here and leaves with the status, in one hand-over to the loop.
+        var unaryResponse: [UInt8]?
     }
 
     private let state = Mutex(State())
@@ -44,7 +46,7 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
         state.withLock { $0.trailingMetadata = metadata }
     }
 
-    func write(_ message: [UInt8], compression: CompressionAlgorithm?) async throws {
+    nonisolated(nonsending) func write(_ message: [UInt8], compression: CompressionAlgorithm?) async throws {
         var algorithm = compression ?? defaultCompression
         if algorithm != .identity && !accepted.contains(algorithm) { algorithm = .identity }
         // The stream's grpc-encoding is fixed by the first compressed write; a later message in
@@ -67,6 +69,11 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
                 throw RPCError(code: .internalError, message: "a unary handler wrote more than one response")
             }
             state.messagesWritten += 1
+            if kind == .unary {
+                state.unaryResponse = framed
+                state.streamEncoding = chosen == .identity ? nil : chosen
+                return (nil, nil, false)
+            }
             state.queuedBytes += framed.count
             var initial: Metadata?
             if !state.initialSent {
@@ -76,15 +83,22 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
             }
             return (initial, state.streamEncoding, state.queuedBytes > highWater)
         }
+        if kind == .unary { return }
         let connection = self.connection
         let stream = self.stream
-        connection.loop.execute {
+        if connection.loop.inLoop {
+            // Still inside an inline-started handler: keep the order with the completion, which
+            // is also handled directly.
             connection.enqueue(stream, bytes: framed, initialMetadata: initial, encoding: encoding)
+        } else {
+            connection.loop.execute {
+                connection.enqueue(stream, bytes: framed, initialMetadata: initial, encoding: encoding)
+            }
         }
         if mustWait { try await waitForDrain() }
     }
 
-    private func waitForDrain() async throws {
+    private nonisolated(nonsending) func waitForDrain() async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let result = state.withLock { state -> Result<Void, any Error>? in
@@ -129,14 +143,29 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
 
     /// The handler has returned: how many messages it wrote, the trailing metadata, and the
     /// initial metadata if no message carried it.
-    func finish() -> (messages: Int, trailing: Metadata, unsentInitial: Metadata?) {
+    func finish() -> Completion {
         state.withLock { state in
             let initial = state.initialSent ? nil : state.initialMetadata
             state.initialSent = true
             if state.closedError == nil {
                 state.closedError = RPCError(code: .internalError, message: "call already ended")
             }
-            return (state.messagesWritten, state.trailingMetadata, initial)
+            let response = state.unaryResponse
+            state.unaryResponse = nil
+            return Completion(
+                messages: state.messagesWritten, trailing: state.trailingMetadata, unsentInitial: initial,
+                unaryResponse: response, encoding: state.streamEncoding)
         }
+    }
+
+    /// What the handler left behind when it returned.
+    struct Completion {
+        var messages: Int
+        var trailing: Metadata
+        /// The initial metadata, if no message carried it yet.
+        var unsentInitial: Metadata?
+        /// A unary call's framed response, sent together with the status.
+        var unaryResponse: [UInt8]?
+        var encoding: CompressionAlgorithm?
     }
 }

@@ -32,6 +32,8 @@ final class ServerStream: @unchecked Sendable {
     var requestEncoding: CompressionAlgorithm?
     var request: [UInt8]?
     var requestCount = 0
+    /// Request bytes counted against the connection's buffer budget.
+    var bufferedBytes = 0
     var deadline: ContinuousClock.Instant?
     var timer: LoopTimer?
 

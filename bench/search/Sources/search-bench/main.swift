@@ -51,6 +51,18 @@ let queries = try String(contentsOfFile: queriesPath, encoding: .utf8).split(sep
 }
 let descriptors = queries.map { Descriptor(labels: $0.labels.map { Label($0.text, confidence: $0.confidence) }) }
 
+if arguments.count > 3 && arguments[3] == "upsert-loop" {
+    for round in 0..<8 {
+        let start = ContinuousClock.now
+        engine.upsert(Array(file.entities[(round * 100)..<(round * 100 + 100)]).map { e in
+            var e = e
+            e.title += " updated"
+            return e
+        })
+        print("upsert \(round): \(ContinuousClock.now - start)")
+    }
+    exit(0)
+}
 if arguments.count > 3 && arguments[3] == "search-loop" {
     // For profilers: only the session search, many times.
     for round in 0..<10 {
