@@ -1,0 +1,64 @@
+"""A stock grpcio client of vicontinue.v1.VisualSearch, with stubs generated from proto/search.proto.
+
+Usage: search_client.py TARGET
+Runs a sheet query, a capture, the next page and a resolve, printing one line per step
+("PASS step" / "FAIL step: why"); exits 1 if any step failed.
+"""
+
+import sys
+import traceback
+
+import grpc
+
+import stubs
+
+((pb, pb_grpc),) = stubs.load("search.proto")
+
+
+def main():
+    target = sys.argv[1]
+    failed = 0
+    with grpc.insecure_channel(target) as channel:
+        stub = pb_grpc.VisualSearchStub(channel)
+        descriptor = pb.Descriptor(labels=[pb.Label(text="rock", confidence=0.9)], source=pb.SOURCE_CAMERA)
+
+        def query():
+            response = stub.Query(pb.QueryRequest(descriptor=descriptor, limit=5), timeout=10)
+            assert 0 < len(response.results) <= 5, response
+            assert all(r.deep_link for r in response.results), response
+
+        def capture_and_page():
+            state = stub.Capture(pb.CaptureRequest(descriptor=descriptor, page_size=3), timeout=10)
+            assert len(state.session_id) == 32 and state.next_page_token, state
+            page = stub.Search(
+                pb.SearchRequest(session_id=state.session_id, page_token=state.next_page_token), timeout=10
+            )
+            first = {(r.entity.type, r.entity.id) for r in state.results}
+            second = {(r.entity.type, r.entity.id) for r in page.results}
+            assert first and second and not first & second, (first, second)
+
+        def resolve():
+            destination = stub.Resolve(pb.ResolveRequest(url="music://album/little-morning"), timeout=10)
+            assert destination.screen == "album" and destination.entity.id == "little-morning", destination
+
+        def refused():
+            try:
+                stub.Resolve(pb.ResolveRequest(url="javascript:alert(1)"), timeout=10)
+            except grpc.RpcError as error:
+                assert error.code() == grpc.StatusCode.PERMISSION_DENIED, error
+                return
+            raise AssertionError("javascript: was not refused")
+
+        for name, step in [("query", query), ("capture_and_page", capture_and_page), ("resolve", resolve),
+                           ("refused", refused)]:
+            try:
+                step()
+                print(f"PASS {name}", flush=True)
+            except Exception as error:  # report every step
+                failed += 1
+                print(f"FAIL {name}: {''.join(traceback.format_exception_only(type(error), error)).strip()}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
