@@ -40,10 +40,11 @@ let package = Package(
         // gRPC over HTTP/2 cleartext: framing, compression, deadlines, server and client.
         .target(name: "WireProtocol", dependencies: ["CNghttp2", "CZlib"], swiftSettings: swiftSettings),
         // Deep links: URL parsing, the route table, resolve and reverse routing.
-        .target(name: "DeepLinkRouter", swiftSettings: swiftSettings),
+        .target(name: "DeepLinkRouter", exclude: ["RouteTableFormat.md"], swiftSettings: swiftSettings),
         // Catalog, matching, facets, pages and session stores.
         .target(
             name: "SearchSession", dependencies: ["CSQLite", "CPNG", "CJPEG", "CHiredis"],
+            exclude: ["CatalogFormat.md"],
             swiftSettings: swiftSettings),
         // The gRPC services: thin handlers from messages to the libraries.
         .target(
@@ -66,7 +67,7 @@ let package = Package(
         .testTarget(name: "SessionTests", dependencies: ["SearchSession"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["ContinueService", "SearchAPI", "WireProtocol"],
+            dependencies: ["ContinueService", "SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession"],
             swiftSettings: swiftSettings),
     ]
 )

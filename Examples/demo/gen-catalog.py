@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the deterministic demo catalog of the music app: Examples/demo/catalog.jsonl.
 
-Types album, artist, concert, track and playlist; slug ids; categories two levels deep
+Types album, artist, concert, track and playlist; slug ids for albums and artists, numbers for
+concerts and tracks, UUIDs for playlists; categories two levels deep
 (Music/Rock, Concerts/Jazz); attributes year, price, city and date; related links
 album → artist → albums and concerts, track → album, playlist → tracks; English and German
 display text. Run again and the output is byte-for-byte the same (fixed seed, sorted keys).
@@ -12,6 +13,7 @@ import argparse
 import json
 import os
 import random
+import uuid
 
 GENRES = {
     "Rock": ("Rock", ["guitar", "band", "live"]),
@@ -35,6 +37,9 @@ DE = {"Road": "Straße", "Light": "Licht", "Summer": "Sommer", "Heart": "Herz", 
       "Stories": "Geschichten", "Horizon": "Horizont", "Garden": "Garten", "Winter": "Winter",
       "Signals": "Signale", "Waves": "Wellen", "Mountain": "Berg", "Letters": "Briefe", "Voices": "Stimmen",
       "Rain": "Regen"}
+
+
+PLAYLIST_NAMESPACE = uuid.UUID("6f1c1a52-4a8e-4b8e-9d6a-2f0c6e1d7b3a")
 
 
 def slug(text):
@@ -84,17 +89,20 @@ def main():
         city = rng.choice(CITIES)
         year = rng.choice([2025, 2026, 2026, 2027])
         date = f"{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
-        concert = {"id": f"{artist['id']}-{slug(city[0])}-{date}", "artist": artist, "city": city, "date": date,
-                   "price": float(rng.choice([25, 35, 45, 59, 79, 99]))}
-        if any(c["id"] == concert["id"] for c in concerts):
+        key = f"{artist['id']}-{slug(city[0])}-{date}"
+        if any(c["key"] == key for c in concerts):
             continue
+        # Concerts have numeric ids and playlists UUIDs, as a ticketing system and a playlist
+        # service would hand them out; the route table types them accordingly.
+        concert = {"id": str(1001 + len(concerts)), "key": key, "artist": artist, "city": city, "date": date,
+                   "price": float(rng.choice([25, 35, 45, 59, 79, 99]))}
         artist["concerts"].append(concert)
         concerts.append(concert)
     for album in albums[:50]:
         for n in range(2):
             word = rng.choice(WORDS)
             title = f"{word} {('No. ' + str(n + 1)) if n else 'Song'}"
-            track = {"id": f"{album['id']}-{slug(title)}", "title": title, "album": album,
+            track = {"id": str(5001 + len(tracks)), "title": title, "album": album,
                      "year": album["year"], "length": rng.randint(120, 420)}
             album["tracks"].append(track)
             tracks.append(track)
@@ -163,7 +171,7 @@ def main():
     for genre in sorted(GENRES):
         picks = [t for t in tracks if t["album"]["artist"]["genre"] == genre][:8]
         for mood, mood_de in [("Essentials", "Grundlagen"), ("Deep Cuts", "Raritäten"), ("Live Favourites", "Live-Favoriten")]:
-            pid = slug(f"{genre} {mood}")
+            pid = str(uuid.uuid5(PLAYLIST_NAMESPACE, slug(f"{genre} {mood}")))
             entities.append({
                 "type": "playlist", "id": pid, "title": f"{genre} {mood}",
                 "subtitle": f"{len(picks)} tracks, hand-picked",

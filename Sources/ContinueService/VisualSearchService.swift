@@ -1,5 +1,5 @@
 public import DeepLinkRouter
-public import SearchAPI
+import SearchAPI
 public import SearchSession
 public import WireProtocol
 

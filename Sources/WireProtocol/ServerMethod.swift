@@ -54,17 +54,22 @@ public struct ServerContext: Sendable {
     public let peer: String
     /// The encodings the client listed in `grpc-accept-encoding`.
     public let acceptedCompression: [CompressionAlgorithm]
+    /// How the request message was compressed on the wire: `.identity` when its compressed flag
+    /// was clear, else the call's `grpc-encoding`.
+    public let requestCompression: CompressionAlgorithm
 
     /// Creates a context; the server makes these, tests of handlers may too.
     public init(
         path: String, requestMetadata: Metadata = [:], deadline: ContinuousClock.Instant? = nil,
-        peer: String = "in-process", acceptedCompression: [CompressionAlgorithm] = [.identity]
+        peer: String = "in-process", acceptedCompression: [CompressionAlgorithm] = [.identity],
+        requestCompression: CompressionAlgorithm = .identity
     ) {
         self.path = path
         self.requestMetadata = requestMetadata
         self.deadline = deadline
         self.peer = peer
         self.acceptedCompression = acceptedCompression
+        self.requestCompression = requestCompression
     }
 }
 

@@ -16,7 +16,8 @@ struct InteropTestService {
                 bytes, context, writer in
                 let request = try Interop.SimpleRequest(serializedBytes: bytes)
                 echoMetadata(context, writer)
-                if let expected = request.expectCompressed, expected.value != context.requestWasCompressed {
+                if let expected = request.expectCompressed, expected.value != (context.requestCompression != .identity)
+                {
                     throw RPCError(
                         code: .invalidArgument,
                         message: "expected a \(expected.value ? "compressed" : "plain") request")
@@ -25,7 +26,7 @@ struct InteropTestService {
                     try await Task.sleep(for: .milliseconds(Int(request.sleepMs)))
                 }
                 if let status = request.responseStatus, status.code != 0 {
-                    throw RPCError(code: Status.Code(rawValue: Int(status.code)) ?? .unknown, message: status.message)
+                    throw RPCError(code: Status.Code(rawValue: Int(status.code)), message: status.message)
                 }
                 let response = Interop.SimpleResponse(
                     payload: Interop.Payload(body: [UInt8](repeating: 0, count: Int(request.responseSize))))
@@ -43,7 +44,7 @@ struct InteropTestService {
                     try await writer.write(response.serializedBytes(), compression: compression(parameters.compressed))
                 }
                 if let status = request.responseStatus, status.code != 0 {
-                    throw RPCError(code: Status.Code(rawValue: Int(status.code)) ?? .unknown, message: status.message)
+                    throw RPCError(code: Status.Code(rawValue: Int(status.code)), message: status.message)
                 }
             },
         ]

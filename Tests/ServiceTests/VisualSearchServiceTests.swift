@@ -22,7 +22,8 @@ import WireProtocol
     @Test("a labels query returns a capped, ranked union of entity types with deep links")
     func labelsQuery() async throws {
         try await withDemo { client in
-            let response = try await client.query(QueryRequest(descriptor: Self.labels("classical", "orchestra"), limit: 8))
+            let response = try await client.query(
+                QueryRequest(descriptor: Self.labels("classical", "orchestra"), limit: 8))
             #expect(!response.results.isEmpty)
             #expect(response.results.count <= 8)
             #expect(Set(response.results.compactMap { $0.entity?.type }).count > 1, "one entity type only")
@@ -39,7 +40,8 @@ import WireProtocol
         try await withDemo { client in
             let none = try await client.query(QueryRequest(descriptor: Self.labels("zzqxv")))
             #expect(none.results.isEmpty)
-            let many = try await client.query(QueryRequest(descriptor: Self.labels("music", "band", "album"), limit: 500))
+            let many = try await client.query(
+                QueryRequest(descriptor: Self.labels("music", "band", "album"), limit: 500))
             #expect(many.results.count <= 20)
         }
     }
@@ -61,13 +63,15 @@ import WireProtocol
             QueryRequest(),
             QueryRequest(
                 descriptor: SearchAPI.Descriptor(
-                    pixelBuffer: PixelBuffer(width: 4, height: 4, bytesPerRow: 8, format: .rgba8, data: [UInt8](repeating: 0, count: 64)))),
+                    pixelBuffer: PixelBuffer(
+                        width: 4, height: 4, bytesPerRow: 8, format: .rgba8, data: [UInt8](repeating: 0, count: 64)))),
             QueryRequest(
                 descriptor: SearchAPI.Descriptor(
                     pixelBuffer: PixelBuffer(width: 0, height: 4, bytesPerRow: 0, format: .gray8, data: []))),
             QueryRequest(
                 descriptor: SearchAPI.Descriptor(
-                    pixelBuffer: PixelBuffer(width: 2, height: 2, bytesPerRow: 2, format: .unspecified, data: [0, 0, 0, 0]))),
+                    pixelBuffer: PixelBuffer(
+                        width: 2, height: 2, bytesPerRow: 2, format: .unspecified, data: [0, 0, 0, 0]))),
             QueryRequest(descriptor: SearchAPI.Descriptor(featurePrint: FeaturePrint(model: "m", values: [.nan]))),
         ])
     func malformedDescriptors(request: QueryRequest) async throws {
@@ -130,7 +134,8 @@ import WireProtocol
             #expect(fromURL.entity == EntityRef(type: "album", id: "little-morning"))
             #expect(fromLink.entity == fromURL.entity)
             #expect(fromEntity.entity == fromURL.entity)
-            let link = try await client.link(LinkRequest(target: .entity(EntityRef(type: "album", id: "little-morning"))))
+            let link = try await client.link(
+                LinkRequest(target: .entity(EntityRef(type: "album", id: "little-morning"))))
             #expect(link.appURL.hasPrefix("music://album/little-morning"))
             let back = try await client.link(LinkRequest(target: .destination(fromURL)))
             #expect(back.url == fromURL.canonicalURL)
@@ -158,7 +163,8 @@ import WireProtocol
     func liveUpdates() async throws {
         try await withDemo { client in
             let entity = SearchAPI.Entity(
-                type: "album", id: "zebra-quartet", title: "Zebraquartet Live", category: "Music/Jazz", tags: ["zebraquartet"])
+                type: "album", id: "zebra-quartet", title: "Zebraquartet Live", category: "Music/Jazz",
+                tags: ["zebraquartet"])
             let upserted = try await client.upsertEntities(UpsertEntitiesRequest(entities: [entity]))
             #expect(upserted.applied == 1)
             let found = try await client.query(QueryRequest(descriptor: Self.labels("zebraquartet")))

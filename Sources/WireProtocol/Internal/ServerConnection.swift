@@ -217,6 +217,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
                     failure = RPCError(code: .unimplemented, message: "expected one request message, received more")
                     return
                 }
+                stream.requestWasCompressed = compressed
                 do throws(RPCError) {
                     stream.request = try MessageDecoder.decode(
                         compressed: compressed, bytes: bytes, encoding: stream.requestEncoding,
@@ -378,7 +379,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         stream.writer = writer
         let context = ServerContext(
             path: method.path, requestMetadata: stream.metadata, deadline: stream.deadline, peer: peer,
-            acceptedCompression: accepted)
+            acceptedCompression: accepted,
+            requestCompression: stream.requestWasCompressed ? stream.requestEncoding ?? .identity : .identity)
         stream.metadata = Metadata()
         let handler = method.handler
         let deadline = stream.deadline

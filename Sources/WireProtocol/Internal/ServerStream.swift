@@ -31,6 +31,8 @@ final class ServerStream: @unchecked Sendable {
     var deframer = MessageDeframer(maxMessageBytes: 0)
     var requestEncoding: CompressionAlgorithm?
     var request: [UInt8]?
+    /// Whether the request message arrived with its compressed flag set.
+    var requestWasCompressed = false
     var requestCount = 0
     /// Request bytes counted against the connection's buffer budget.
     var bufferedBytes = 0
