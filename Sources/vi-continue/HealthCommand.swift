@@ -36,10 +36,17 @@ enum HealthCommand {
         }
         let service = arguments.value("service") ?? ""
         let client = ServiceClient(target: target)
-        defer { Task { await client.close() } }
+        let outcome: Result<Health.CheckResponse, any Error>
         do {
-            let response = try await client.checkHealth(
-                Health.CheckRequest(service: service), options: CallOptions(timeout: .seconds(seconds)))
+            outcome = .success(
+                try await client.checkHealth(
+                    Health.CheckRequest(service: service), options: CallOptions(timeout: .seconds(seconds))))
+        } catch {
+            outcome = .failure(error)
+        }
+        await client.close()
+        do {
+            let response = try outcome.get()
             let name = statusName(response.status)
             if arguments.flag("json") {
                 print(#"{"server":\#(jsonString(address)),"service":\#(jsonString(service)),"status":"\#(name)"}"#)

@@ -60,27 +60,19 @@ struct ServiceSetup {
             sessions: SearchSessions(engine: engine, store: store.0), router: router, description: summary)
 
         func makeStore(_ choice: String) throws -> (any SessionStore, String) {
-            switch choice {
-            case "memory":
-                return (InMemorySessionStore(), "in memory")
-            case "sqlite":
-                let directory = try stateDirectory(settings)
-                let path = directory + "/sessions.sqlite"
-                do {
-                    return (try SQLiteSessionStore(path: path), "SQLite \(path)")
-                } catch {
-                    throw Failure(description: "session store \(path): \(error.message)")
-                }
-            default:
-                if choice.hasPrefix("sqlite:") {
-                    let path = String(choice.dropFirst("sqlite:".count))
-                    do {
-                        return (try SQLiteSessionStore(path: path), "SQLite \(path)")
-                    } catch {
-                        throw Failure(description: "session store \(path): \(error.message)")
-                    }
-                }
+            if choice == "memory" { return (InMemorySessionStore(), "in memory") }
+            let path: String
+            if choice == "sqlite" {
+                path = try stateDirectory(settings) + "/sessions.sqlite"
+            } else if choice.hasPrefix("sqlite:") {
+                path = String(choice.dropFirst("sqlite:".count))
+            } else {
                 throw Failure(description: "--store must be memory, sqlite or sqlite:PATH (got '\(choice)')")
+            }
+            do {
+                return (try SQLiteSessionStore(path: path), "SQLite \(path)")
+            } catch {
+                throw Failure(description: "session store \(path): \(error.message)")
             }
         }
     }
