@@ -27,15 +27,37 @@ public struct CatalogFile: Sendable {
     }
 }
 
+/// How far a catalog load has come, for a progress display.
+public struct CatalogLoadProgress: Sendable, Equatable {
+    /// Bytes of the file read so far.
+    public var bytesRead: Int
+    /// The file's size.
+    public var totalBytes: Int
+    /// Lines read so far.
+    public var lines: Int
+
+    /// The fraction done, 0...1.
+    public var fraction: Double { totalBytes == 0 ? 1 : Double(bytesRead) / Double(totalBytes) }
+}
+
 /// Reads the JSON Lines catalog format described in `CatalogFormat.md`.
 public enum CatalogLoader {
+    /// How many lines pass between two progress reports: often enough for a smooth display,
+    /// rarely enough to cost nothing.
+    static let progressInterval = 512
+
     /// Loads a catalog file; `image_file` paths are read relative to the file's directory and the
     /// built-in feature print is computed from each image once, here.
     ///
-    /// - Parameter path: The catalog file.
+    /// - Parameters:
+    ///   - path: The catalog file.
+    ///   - progress: Called every few hundred lines and once at the end (image prints make big
+    ///     catalogs take seconds).
     /// - Returns: The entities, synonyms and rejected lines.
     /// - Throws: ``SearchError`` when the file cannot be read at all.
-    public static func load(path: String) throws(SearchError) -> CatalogFile {
+    public static func load(
+        path: String, progress: ((CatalogLoadProgress) -> Void)? = nil
+    ) throws(SearchError) -> CatalogFile {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -43,7 +65,7 @@ public enum CatalogLoader {
             throw SearchError(code: .invalidCatalog, message: "cannot read catalog \(path)", cause: "\(error)")
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        return parse(Array(data), baseDirectory: directory)
+        return parse(Array(data), baseDirectory: directory, progress: progress)
     }
 
     /// Parses catalog text.
@@ -51,8 +73,11 @@ public enum CatalogLoader {
     /// - Parameters:
     ///   - bytes: The JSON Lines bytes.
     ///   - baseDirectory: Where `image_file` paths are relative to; `nil` rejects lines with one.
+    ///   - progress: Called every few hundred lines and once at the end.
     /// - Returns: The entities, synonyms and rejected lines.
-    public static func parse(_ bytes: [UInt8], baseDirectory: String? = nil) -> CatalogFile {
+    public static func parse(
+        _ bytes: [UInt8], baseDirectory: String? = nil, progress: ((CatalogLoadProgress) -> Void)? = nil
+    ) -> CatalogFile {
         var result = CatalogFile(entities: [], synonyms: [], errors: [])
         var seen = [EntityRef: Int]()
         var lineNumber = 0
@@ -62,6 +87,10 @@ public enum CatalogLoader {
             lineNumber += 1
             let line = bytes[start..<end]
             start = end + 1
+            if let progress, lineNumber % progressInterval == 0 {
+                progress(
+                    CatalogLoadProgress(bytesRead: min(start, bytes.count), totalBytes: bytes.count, lines: lineNumber))
+            }
             let trimmed = line.drop(while: isSpace).reversed().drop(while: isSpace)
             if trimmed.isEmpty { continue }
             do throws(SearchError) {
@@ -86,6 +115,7 @@ public enum CatalogLoader {
                 result.errors.append(CatalogLineError(line: lineNumber, reason: reason))
             }
         }
+        progress?(CatalogLoadProgress(bytesRead: bytes.count, totalBytes: bytes.count, lines: lineNumber))
         return result
     }
 

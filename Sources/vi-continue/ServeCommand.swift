@@ -1,6 +1,7 @@
 import ArgumentParsing
 import ContinueService
 import Dispatch
+import SearchSession
 import WireProtocol
 
 #if canImport(Glibc)
@@ -34,6 +35,9 @@ enum ServeCommand {
             OptionSpec(
                 "state-dir", valueName: "DIR",
                 help: "Where the SQLite sessions live (default $XDG_STATE_HOME/vi-continue, else .vi-continue)."),
+            OptionSpec(
+                "reload-interval", valueName: "SECONDS",
+                help: "How often to look for a changed catalog file; 0 reloads on SIGHUP only (default 2)."),
         ])
 
     static func run(_ arguments: ParsedArguments) async -> Int32 {
@@ -47,6 +51,11 @@ enum ServeCommand {
         let socket = settings.value("unix-socket") ?? defaultSocketPath()
         configuration.unixSocketPath = socket == "none" ? nil : socket
 
+        guard let reloadSeconds = Double(settings.value("reload-interval") ?? "2"), reloadSeconds >= 0 else {
+            writeError("error: --reload-interval must be a number of seconds, 0 or more")
+            return ExitCode.usage
+        }
+
         let setup: ServiceSetup
         do {
             setup = try ServiceSetup.load(settings)
@@ -55,6 +64,10 @@ enum ServeCommand {
             return ExitCode.usage
         }
         writeError("vi-continue: \(setup.description)")
+        let reloader = CatalogReloader(
+            path: setup.catalogPath, engine: setup.sessions.engine,
+            pollInterval: reloadSeconds > 0 ? .milliseconds(Int(reloadSeconds * 1000)) : nil)
+        defer { reloader.cancel() }
         let health = HealthService()
         let service = VisualSearchService(sessions: setup.sessions, router: setup.router)
         let server = GRPCServer(configuration: configuration, methods: health.methods + service.methods)

@@ -11,6 +11,8 @@ import SearchSession
 struct ServiceSetup {
     let sessions: SearchSessions
     let router: Router
+    /// The catalog file, for reloads.
+    let catalogPath: String
     let description: String
 
     /// A setup failure: the message names the file or setting at fault.
@@ -29,7 +31,8 @@ struct ServiceSetup {
 
         let catalog: CatalogFile
         do {
-            catalog = try CatalogLoader.load(path: catalogPath)
+            let display = CatalogProgressDisplay(path: catalogPath)
+            catalog = try CatalogLoader.load(path: catalogPath, progress: display.report)
         } catch {
             throw Failure(description: "catalog \(catalogPath): \(error.message)")
         }
@@ -57,7 +60,8 @@ struct ServiceSetup {
             "catalog \(catalogPath) (\(catalog.entities.count) entities, \(catalog.errors.count) bad lines), "
             + "routes \(routesPath), sessions \(store.1)"
         return ServiceSetup(
-            sessions: SearchSessions(engine: engine, store: store.0), router: router, description: summary)
+            sessions: SearchSessions(engine: engine, store: store.0), router: router, catalogPath: catalogPath,
+            description: summary)
 
         func makeStore(_ choice: String) throws -> (any SessionStore, String) {
             if choice == "memory" { return (InMemorySessionStore(), "in memory") }

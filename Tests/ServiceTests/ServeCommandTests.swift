@@ -16,11 +16,13 @@ import WireProtocol
         let port: Int
         let socketPath: String
 
-        init() throws {
+        /// Starts `serve` on a free port and a fresh socket, with in-memory sessions unless
+        /// `arguments` say otherwise (a later flag wins).
+        init(arguments: [String] = []) throws {
             socketPath =
                 NSTemporaryDirectory() + "vi-continue-serve-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
             process.executableURL = ServeCommandTests.executable
-            process.arguments = ["serve", "--port", "0", "--unix-socket", socketPath, "--store", "memory"]
+            process.arguments = ["serve", "--port", "0", "--unix-socket", socketPath, "--store", "memory"] + arguments
             process.standardError = stderr
             process.standardOutput = FileHandle.nullDevice
             try process.run()
