@@ -20,6 +20,8 @@ public final class CatalogSnapshot: Sendable {
 
     /// Each entity's category and its ancestors (`Music`, `Music/Rock`), for category facets.
     let categoryPrefixes: [[String]]
+    /// Facet values numbered per document, for counting facets without hashing.
+    let facetIndex: FacetIndex
     /// Each entity's analyzed text, reused by the next snapshot for unchanged entities.
     let analyzed: [TextIndex.AnalyzedDoc]
 
@@ -88,6 +90,10 @@ public final class CatalogSnapshot: Sendable {
             buckets[name] = NumberBuckets(min: r.min, max: r.max, integral: r.integral)
         }
         self.buckets = buckets
+        facetIndex = FacetIndex(entities: entities, categoryPrefixes: categoryPrefixes) { name, value in
+            if let b = buckets[name], case .number(let n) = value { return b.label(b.index(of: n)) }
+            return value.description
+        }
     }
 
     /// The entity with this reference, if the snapshot has it.

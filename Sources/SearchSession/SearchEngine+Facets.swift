@@ -9,48 +9,54 @@ extension SearchEngine {
     static func facets(
         _ s: CatalogSnapshot, candidates: [Candidate], constraints c: Constraints, request r: SearchRequest
     ) -> [Facet] {
-        var filterNames = [String]()
-        for f in c.filters where !filterNames.contains(f.attribute) { filterNames.append(f.attribute) }
-        var types = [String: Int]()
-        var categories = [String: Int]()
-        var attributes = [String: [String: Int]]()
-        var numericCounts = [String: [Int]]()
-        var attributeNames = Set<String>()
+        let index = s.facetIndex
+        var typeCounts = [Int](repeating: 0, count: index.typeNames.count)
+        var categoryCounts = [Int](repeating: 0, count: index.categoryNames.count)
+        var valueCounts = [Int](repeating: 0, count: index.valueLabels.count)
+        var attributeSeen = [Bool](repeating: false, count: index.attributeNames.count)
+        // The common refinement selects no type and no filters: skip those checks per hit.
+        let allowedTypes = c.types.isEmpty ? nil : index.typeNames.map { c.types.contains($0) }
         s.entities.withUnsafeBufferPointer { entities in
             for cand in candidates {
-                guard c.passesExpression(entities[Int(cand.doc)]) else { continue }
-                for name in entities[Int(cand.doc)].attributes.keys { attributeNames.insert(name) }
-                let t = c.passesType(entities[Int(cand.doc)])
-                let k = c.passesCategory(entities[Int(cand.doc)])
+                let doc = Int(cand.doc)
+                if c.expression != nil && !c.passesExpression(entities[doc]) { continue }
+                let pairs = Int(index.pairStart[doc])..<Int(index.pairStart[doc + 1])
+                for p in pairs { attributeSeen[Int(index.pairs[p].attribute)] = true }
+                let t = allowedTypes?[Int(index.typeOf[doc])] ?? true
+                let k = c.categories.isEmpty || c.passesCategory(entities[doc])
                 var failed = [String]()
-                for f in c.filters where !f.matches(entities[Int(cand.doc)]) && !failed.contains(f.attribute) {
+                for f in c.filters where !f.matches(entities[doc]) && !failed.contains(f.attribute) {
                     failed.append(f.attribute)
                 }
-                if k && failed.isEmpty { types[entities[Int(cand.doc)].type, default: 0] += 1 }
+                if k && failed.isEmpty { typeCounts[Int(index.typeOf[doc])] += 1 }
                 if t && failed.isEmpty {
-                    for prefix in s.categoryPrefixes[Int(cand.doc)] { categories[prefix, default: 0] += 1 }
-                }
-                guard t && k && failed.count <= 1 else { continue }
-                for (name, value) in entities[Int(cand.doc)].attributes {
-                    if failed.count == 1 && failed[0] != name { continue }
-                    if let b = s.buckets[name], case .number(let n) = value {
-                        numericCounts[name, default: [Int](repeating: 0, count: b.count)][b.index(of: n)] += 1
-                    } else {
-                        attributes[name, default: [:]][value.description, default: 0] += 1
+                    for p in Int(index.categoryStart[doc])..<Int(index.categoryStart[doc + 1]) {
+                        categoryCounts[Int(index.categoryIDs[p])] += 1
                     }
                 }
+                guard t && k && failed.count <= 1 else { continue }
+                for p in pairs {
+                    let pair = index.pairs[p]
+                    if failed.count == 1 && failed[0] != index.attributeNames[Int(pair.attribute)] { continue }
+                    valueCounts[Int(pair.value)] += 1
+                }
             }
+        }
+        func named(_ names: [String], _ counts: some Collection<Int>) -> [String: Int] {
+            var out = [String: Int]()
+            for (name, count) in zip(names, counts) where count > 0 { out[name] = count }
+            return out
         }
         var out = [Facet]()
         out.append(
             Facet(
                 name: "type", kind: .type,
-                values: values(types, selected: Set(r.entityTypes))))
+                values: values(named(index.typeNames, typeCounts), selected: Set(r.entityTypes))))
         out.append(
             Facet(
                 name: "category", kind: .category,
-                values: values(categories, selected: Set(c.categories))))
-        for name in attributeNames.sorted() {
+                values: values(named(index.categoryNames, categoryCounts), selected: Set(c.categories))))
+        for (number, name) in index.attributeNames.enumerated() where attributeSeen[number] {
             let isNumeric = s.buckets[name] != nil
             var selected = Set<String>()
             for f in c.filters where f.attribute == name {
@@ -68,10 +74,8 @@ extension SearchEngine {
                     }
                 }
             }
-            var counts = attributes[name] ?? [:]
-            if let b = s.buckets[name], let n = numericCounts[name] {
-                for (i, c) in n.enumerated() where c > 0 { counts[b.label(i)] = c }
-            }
+            let range = Int(index.valueStart[number])..<Int(index.valueStart[number + 1])
+            let counts = named(Array(index.valueLabels[range]), valueCounts[range])
             let v = values(counts, selected: selected)
             if v.isEmpty { continue }
             out.append(Facet(name: name, kind: isNumeric ? .number : .string, values: v))
