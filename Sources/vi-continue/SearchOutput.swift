@@ -40,7 +40,7 @@ enum SearchOutput {
     /// How a result matched, for the table: `text`, `image 0.12`, `related to album:x`.
     static func matchText(_ result: QueryResult) -> String {
         switch result.match {
-        case .related: "related to " + (result.relatedTo.map(RouteOutput.text) ?? "?")
+        case .related: result.relatedTo.map { "related to " + RouteOutput.text($0) } ?? "related"
         case .image, .textAndImage:
             matchName(result.match) + (result.distance.map { " " + String(format: $0) } ?? "")
         default: matchName(result.match)
