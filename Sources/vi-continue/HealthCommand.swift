@@ -49,7 +49,10 @@ enum HealthCommand {
             let response = try outcome.get()
             let name = statusName(response.status)
             if arguments.flag("json") {
-                print(#"{"server":\#(jsonString(address)),"service":\#(jsonString(service)),"status":"\#(name)"}"#)
+                print(
+                    JSONValue.object([
+                        ("server", .string(address)), ("service", .string(service)), ("status", .string(name)),
+                    ]).rendered)
             } else {
                 print(name)
             }

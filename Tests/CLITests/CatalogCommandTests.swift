@@ -25,7 +25,7 @@ import Testing
             "catalog-import", ["catalog", "import", "new.jsonl", "--server", server.address],
             CLI.Output(
                 status: output.status, stdout: output.stdout.replacingOccurrences(of: directory.path + "/", with: ""),
-                stderr: output.stderr, seconds: 0))
+                stderr: output.stderr))
         let query = try await CLI.run(["query", "--labels", "quokka", "--server", server.address])
         #expect(query.status == 0)
         #expect(query.stdout.contains("Quokka Sessions") && query.stdout.contains("Quokka Live"))

@@ -49,7 +49,7 @@ import Testing
             "query-batch", ["query", "--batch", "queries.jsonl", "--json"] + Self.inProcess,
             CLI.Output(
                 status: output.status, stdout: output.stdout.replacingOccurrences(of: directory.path, with: "TMP"),
-                stderr: output.stderr, seconds: 0))
+                stderr: output.stderr))
         let lines = output.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 7)
         let numbers = lines.compactMap { line in
@@ -68,10 +68,13 @@ import Testing
         #expect(output.stderr == "error: --batch: cannot read /nonexistent/queries.jsonl\n")
     }
 
-    @Test("query --image decodes a PNG into a pixel buffer that finds the entity made from it")
-    func queryImage() async throws {
+    @Test(
+        "query --image decodes a PNG or a JPEG into a pixel buffer that finds the entity made from it",
+        arguments: ["png", "jpeg"])
+    func queryImage(format: String) async throws {
         let directory = try TemporaryDirectory()
-        // Two distinct pictures; the catalog computes their prints from the files at load.
+        // Two distinct pictures; the catalog computes their prints from the PNG files at load,
+        // and the query sends the same picture in the format under test.
         for (name, seed) in [("sunrise", 3), ("waves", 11)] {
             var rgb = [UInt8](repeating: 0, count: 96 * 64 * 3)
             for y in 0..<64 {
@@ -84,13 +87,15 @@ import Testing
             }
             try Data(ImageEncoder.png(width: 96, height: 64, rgb: rgb)).write(
                 to: URL(fileURLWithPath: directory.path + "/\(name).png"))
+            try Data(ImageEncoder.jpeg(width: 96, height: 64, rgb: rgb, quality: 90)).write(
+                to: URL(fileURLWithPath: directory.path + "/\(name).jpeg"))
         }
         try """
         {"type": "album", "id": "sunrise", "title": "Sunrise", "image_file": "sunrise.png"}
         {"type": "album", "id": "waves", "title": "Waves", "image_file": "waves.png"}
         """.write(toFile: directory.path + "/catalog.jsonl", atomically: true, encoding: .utf8)
         let output = try await CLI.run([
-            "query", "--image", directory.path + "/waves.png", "--catalog", directory.path + "/catalog.jsonl",
+            "query", "--image", directory.path + "/waves.\(format)", "--catalog", directory.path + "/catalog.jsonl",
             "--routes", CLI.routes, "--json",
         ])
         #expect(output.status == 0, "\(output.stderr)")

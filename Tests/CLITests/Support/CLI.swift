@@ -19,7 +19,6 @@ enum CLI {
         var status: Int32
         var stdout: String
         var stderr: String
-        var seconds: Double
     }
 
     /// Runs `vi-continue` with `arguments`, feeding `stdin`, and waits for it to exit.
@@ -38,7 +37,6 @@ enum CLI {
         process.standardOutput = output
         process.standardError = error
         process.standardInput = input
-        let start = ContinuousClock.now
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
@@ -47,10 +45,8 @@ enum CLI {
         async let err = Task.detached { error.fileHandleForReading.readDataToEndOfFile() }.value
         let (stdoutData, stderrData) = await (out, err)
         process.waitUntilExit()
-        let elapsed = ContinuousClock.now - start
         return Output(
             status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-            stderr: String(decoding: stderrData, as: UTF8.self),
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            stderr: String(decoding: stderrData, as: UTF8.self))
     }
 }
