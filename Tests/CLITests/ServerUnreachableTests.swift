@@ -48,4 +48,38 @@ import Testing
         #expect(output.status == 3)
         #expect(output.stderr == "error: cannot connect to unix:/nonexistent/vi.sock: No such file or directory\n")
     }
+
+    @Test("a server whose accept queue is full gets the connect timeout, not the call's deadline")
+    func connectTimeout() async throws {
+        // A listener that never accepts, its backlog filled by connections of our own: the
+        // kernel drops further SYNs, so the next connect neither succeeds nor fails.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(listener, generic, length) == 0 && getsockname(listener, generic, &length) == 0
+                    && listen(listener, 0) == 0
+            }
+        }
+        try #require(listening)
+        var fillers: [Int32] = []
+        defer { for fd in fillers { close(fd) } }
+        for _ in 0..<8 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            _ = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+            }
+            fillers.append(fd)
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let output = try await CLI.run([
+            "query", "--labels", "jazz", "--server", "127.0.0.1:\(port)", "--timeout", "1",
+        ])
+        #expect(output.status == 3)
+        #expect(output.stderr == "error: cannot connect to 127.0.0.1:\(port): no answer within 1.0 s\n")
+    }
 }
