@@ -2,7 +2,6 @@ import ArgumentParsing
 import ContinueService
 import DeepLinkRouter
 import SearchSession
-import WireProtocol
 
 /// The options client commands share, and how they pick where calls go.
 enum ClientOptions {
@@ -86,43 +85,4 @@ enum ClientOptions {
         }
         return demo + "/routes.json"
     }
-}
-
-extension SearchBackend {
-    /// Makes one call, turning a failed call into the ``CommandFailure`` of its exit code.
-    func perform<Response>(_ call: (Self) async throws -> Response) async throws(CommandFailure) -> Response {
-        do {
-            return try await call(self)
-        } catch let error as RPCError {
-            throw CommandFailure(error, server: name)
-        } catch let error as CommandFailure {
-            throw error
-        } catch {
-            throw CommandFailure(exitCode: ExitCode.rpcFailure, message: "\(name): \(error)")
-        }
-    }
-}
-
-/// Runs a client command body: prints a failure once, on stderr, and returns its exit code.
-func runClientCommand(_ body: () async throws(CommandFailure) -> Int32) async -> Int32 {
-    do {
-        return try await body()
-    } catch {
-        writeError("error: \(error.message)")
-        return error.exitCode
-    }
-}
-
-/// Runs `body` with a backend and closes the backend afterwards, whatever happens.
-func withBackend(
-    _ backend: any SearchBackend, _ body: (any SearchBackend) async throws(CommandFailure) -> Int32
-) async throws(CommandFailure) -> Int32 {
-    let outcome: Result<Int32, CommandFailure>
-    do {
-        outcome = .success(try await body(backend))
-    } catch {
-        outcome = .failure(error)
-    }
-    await backend.close()
-    return try outcome.get()
 }

@@ -42,3 +42,13 @@ struct CommandFailure: Error, CustomStringConvertible {
         }
     }
 }
+
+/// Runs a client command body: prints a failure once, on stderr, and returns its exit code.
+func runClientCommand(_ body: () async throws(CommandFailure) -> Int32) async -> Int32 {
+    do {
+        return try await body()
+    } catch {
+        writeError("error: \(error.message)")
+        return error.exitCode
+    }
+}
