@@ -103,6 +103,11 @@ enum CatalogCommand {
             report(
                 arguments, file: path, applied: applied, version: version, rejections: rejections,
                 skipped: file.skippedSynonymLines)
+            if !rejections.isEmpty {
+                let total = file.items.count + file.errors.count
+                writeError(
+                    "error: \(rejections.count) of \(total) entity lines in \(path) were not applied (listed above)")
+            }
             return rejections.isEmpty ? ExitCode.ok : ExitCode.notFound
         }
     }
@@ -120,6 +125,9 @@ enum CatalogCommand {
             report(
                 arguments, file: nil, applied: Int(response.applied), version: response.catalogVersion,
                 rejections: rejections, skipped: [])
+            if !rejections.isEmpty {
+                writeError("error: \(rejections.count) of \(refs.count) entities were not removed (listed above)")
+            }
             return rejections.isEmpty ? ExitCode.ok : ExitCode.notFound
         }
     }
