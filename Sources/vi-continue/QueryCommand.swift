@@ -64,7 +64,8 @@ enum QueryCommand {
                 if arguments.flag("json") {
                     print(JSONValue.object([("results", .array(response.results.map(SearchOutput.json)))]).rendered)
                 } else {
-                    print(response.results.isEmpty ? "no results" : SearchOutput.table(response.results))
+                    print(
+                        response.results.isEmpty ? "no results" : SearchOutput.table(response.results, numbered: true))
                 }
                 return response.results.isEmpty ? ExitCode.notFound : ExitCode.ok
             }

@@ -25,14 +25,16 @@ enum SearchOutput {
         ])
     }
 
-    /// Results as a numbered table; related results say what brought them in.
-    static func table(_ results: [QueryResult], firstNumber: Int = 1) -> String {
-        var table = TextTable("#", "type", "title", "subtitle", "match", "deep link")
+    /// Results as a table, best first; related results say what brought them in.
+    ///
+    /// The sheet numbers its rows; a search page does not, because a page token does not say
+    /// where in the ranking the page starts.
+    static func table(_ results: [QueryResult], numbered: Bool) -> String {
+        var table = TextTable(headers: (numbered ? ["#"] : []) + ["type", "title", "subtitle", "match", "deep link"])
         table.maximumCellWidth = 40
         for (offset, result) in results.enumerated() {
-            table.append(
-                String(firstNumber + offset), result.entity?.type ?? "", result.title, result.subtitle,
-                matchText(result), result.deepLink)
+            let cells = [result.entity?.type ?? "", result.title, result.subtitle, matchText(result), result.deepLink]
+            table.rows.append((numbered ? [String(offset + 1)] : []) + cells)
         }
         return table.rendered
     }
@@ -82,7 +84,7 @@ enum SearchOutput {
 
     /// The filled-in search screen: the query and chips, what is in force, the facets with
     /// counts, this page's results and how to get the next.
-    static func text(_ state: SearchState, pageOffset: Int = 0) -> String {
+    static func text(_ state: SearchState) -> String {
         var fields = FieldList()
         fields.append("session", state.sessionID)
         fields.append("query", state.queryText)
@@ -114,7 +116,7 @@ enum SearchOutput {
             for value in state.browseCategories { browse.append(value.value, String(value.count)) }
             sections.append(browse.rendered)
         }
-        sections.append(state.results.isEmpty ? "no results" : table(state.results, firstNumber: pageOffset + 1))
+        sections.append(state.results.isEmpty ? "no results" : table(state.results, numbered: false))
         return sections.joined(separator: "\n\n")
     }
 

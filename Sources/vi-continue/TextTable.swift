@@ -17,6 +17,10 @@ struct TextTable {
         self.headers = headers
     }
 
+    init(headers: [String]) {
+        self.headers = headers
+    }
+
     /// Appends a row.
     mutating func append(_ cells: String...) {
         rows.append(cells)
