@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `catalog import|upsert|delete` against a real server, with the updates checked by queries.
-@Suite struct CatalogCommandTests {
+@Suite(.serialized) struct CatalogCommandTests {
     static let newEntities = """
         {"type": "album", "id": "quokka-sessions", "title": "Quokka Sessions", "category": "Music/Jazz", "tags": ["quokka"]}
         {"synonyms": ["quokka", "kwokka"]}

@@ -2,7 +2,7 @@ import Testing
 
 /// `open`, `link`, `routes check` and `routes explain`, offline on the test route table, in
 /// both output forms.
-@Suite struct RouteCommandTests {
+@Suite(.serialized) struct RouteCommandTests {
     static let routes = ["--routes", CLI.routes]
 
     @Test(

@@ -3,7 +3,7 @@ import SearchSession
 import Testing
 
 /// `query`, `capture` and `search`: in-process on the test catalog and against a real server.
-@Suite struct SearchCommandTests {
+@Suite(.serialized) struct SearchCommandTests {
     static let inProcess = ["--catalog", CLI.catalog, "--routes", CLI.routes]
 
     @Test("query prints the sheet: types, titles, how each matched, related results marked, deep links")

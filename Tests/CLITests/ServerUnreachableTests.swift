@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Commands pointed at a server that is not there: exit 3, naming the address and why.
-@Suite struct ServerUnreachableTests {
+@Suite(.serialized) struct ServerUnreachableTests {
     /// A loopback port nothing listens on: bound to get a free number, then closed.
     static func closedPort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

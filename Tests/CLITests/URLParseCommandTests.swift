@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `url parse`: one URL, and one per stdin line.
-@Suite struct URLParseCommandTests {
+@Suite(.serialized) struct URLParseCommandTests {
     @Test("a URL parses into the WHATWG components, as fields and as JSON")
     func parse() async throws {
         let url = #"HTTPS://User@EXAMPLE.com:443/a/./b/../c%2Fd?q=1#frag"#

@@ -1,7 +1,7 @@
 import Testing
 
 /// Command lines that do not fit: exit 2 and a message on stderr naming the problem.
-@Suite struct UsageErrorTests {
+@Suite(.serialized) struct UsageErrorTests {
     @Test(
         "usage errors exit 2 and name the problem",
         arguments: [

@@ -2,6 +2,10 @@ import Foundation
 
 /// Runs the built `vi-continue` executable (`.build/debug/vi-continue`, built by
 /// `swift build --build-tests`) as a user would, from the repository root.
+///
+/// The suites are `.serialized` (their tests run one at a time), so a full test run on a
+/// small machine is not flooded with dozens of concurrent processes starving timing-sensitive
+/// suites elsewhere.
 enum CLI {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
