@@ -19,6 +19,14 @@ import Testing
         #expect(results.allSatisfy { ($0["deep_link"] as? String)?.hasPrefix("music://") == true })
     }
 
+    @Test("query --locale shows the titles of that locale")
+    func queryLocale() async throws {
+        let output = try await Snapshot.run(
+            "query-locale-de", ["query", "--labels", "jazz", "--locale", "de", "--limit", "3"] + Self.inProcess)
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("Jazz: Grundlagen"))
+    }
+
     @Test("a query nothing matches prints no results and exits 1")
     func queryNoMatch() async throws {
         let output = try await Snapshot.run("query-no-match", ["query", "--labels", "xylophone-zz"] + Self.inProcess)
