@@ -20,7 +20,9 @@ enum RoutesCommand {
             """,
         options: [
             ClientOptions.routes,
-            OptionSpec("catalog", valueName: "FILE", help: "The catalog, JSON Lines (default: the bundled demo)."),
+            OptionSpec(
+                "catalog", valueName: "FILE",
+                help: "The catalog, JSON Lines (default: $VI_CONTINUE_CATALOG, else the bundled demo)."),
         ],
         flags: [ClientOptions.json])
 
@@ -59,7 +61,7 @@ enum RoutesCommand {
         let json = arguments.flag("json")
         let routesPath = try ClientOptions.routesPath(settings)
         let catalogPath: String
-        if let path = arguments.value("catalog") {
+        if let path = settings.value("catalog") {
             catalogPath = path
         } else if let demo = DemoData.directory() {
             catalogPath = demo + "/catalog.jsonl"
