@@ -69,5 +69,9 @@ let package = Package(
             name: "ServiceTests",
             dependencies: ["ContinueService", "SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession"],
             swiftSettings: swiftSettings),
+        // Runs the built vi-continue executable and checks its outputs against snapshots.
+        .testTarget(
+            name: "CLITests", dependencies: ["SearchSession"], exclude: ["Snapshots", "Fixtures"],
+            swiftSettings: swiftSettings),
     ]
 )

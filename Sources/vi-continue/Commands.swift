@@ -5,7 +5,14 @@ enum Commands {
     static let root = CommandSpec(
         name: "vi-continue",
         abstract: "Continue a visual search in the app: query, resolve, capture and search over gRPC.",
-        subcommands: [ServeCommand.spec, HealthCommand.spec])
+        discussion: """
+            Exit codes: 0 ok, 1 not found or nothing matched, 2 usage error, 3 server unreachable
+            or RPC error.
+            """,
+        subcommands: [
+            ServeCommand.spec, HealthCommand.spec, QueryCommand.spec, CaptureCommand.spec, SearchCommand.spec,
+            OpenCommand.spec, LinkCommand.spec, RoutesCommand.spec, URLCommand.spec, CatalogCommand.spec,
+        ])
 
     /// Runs the command the parser landed on.
     ///
@@ -14,6 +21,14 @@ enum Commands {
         switch arguments.commandPath.first {
         case "serve": await ServeCommand.run(arguments)
         case "health": await HealthCommand.run(arguments)
+        case "query": await QueryCommand.run(arguments)
+        case "capture": await CaptureCommand.run(arguments)
+        case "search": await SearchCommand.run(arguments)
+        case "open": await OpenCommand.run(arguments)
+        case "link": await LinkCommand.run(arguments)
+        case "routes": await RoutesCommand.run(arguments)
+        case "url": await URLCommand.run(arguments)
+        case "catalog": await CatalogCommand.run(arguments)
         default: ExitCode.usage
         }
     }

@@ -49,7 +49,10 @@ enum HealthCommand {
             let response = try outcome.get()
             let name = statusName(response.status)
             if arguments.flag("json") {
-                print(#"{"server":\#(jsonString(address)),"service":\#(jsonString(service)),"status":"\#(name)"}"#)
+                print(
+                    JSONValue.object([
+                        ("server", .string(address)), ("service", .string(service)), ("status", .string(name)),
+                    ]).rendered)
             } else {
                 print(name)
             }
@@ -72,23 +75,4 @@ enum HealthCommand {
         case .unrecognized(let value): "UNRECOGNIZED(\(value))"
         }
     }
-}
-
-/// A JSON string literal for `value`.
-func jsonString(_ value: String) -> String {
-    var out = "\""
-    for scalar in value.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
 }

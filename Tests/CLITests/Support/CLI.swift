@@ -1,0 +1,56 @@
+import Foundation
+
+/// Runs the built `vi-continue` executable (`.build/debug/vi-continue`, built by
+/// `swift build --build-tests`) as a user would, from the repository root.
+///
+/// The suites are `.serialized` (their tests run one at a time), so a full test run on a
+/// small machine is not flooded with dozens of concurrent processes starving timing-sensitive
+/// suites elsewhere.
+enum CLI {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static var executable: URL { repositoryRoot.appendingPathComponent(".build/debug/vi-continue") }
+
+    /// Fixture paths as the commands are given them: relative to the repository root, so that
+    /// outputs naming them are the same on every machine.
+    static let catalog = "Tests/CLITests/Fixtures/catalog.jsonl"
+    static let routes = "Tests/CLITests/Fixtures/routes.json"
+
+    /// What one run printed and how it exited.
+    struct Output: Sendable {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `vi-continue` with `arguments`, feeding `stdin`, and waits for it to exit.
+    ///
+    /// The environment is the test's, minus every `VI_CONTINUE_*` variable, so a developer's
+    /// settings cannot change what is checked.
+    static func run(_ arguments: [String], stdin: String? = nil) async throws -> Output {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = repositoryRoot
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("VI_CONTINUE_") }
+        let output = Pipe()
+        let error = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes before waiting, so a chatty child never blocks on a full pipe.
+        async let out = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+        async let err = Task.detached { error.fileHandleForReading.readDataToEndOfFile() }.value
+        let (stdoutData, stderrData) = await (out, err)
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+}
