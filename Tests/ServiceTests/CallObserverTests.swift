@@ -14,7 +14,7 @@ import WireProtocol
 
         /// Waits until `count` records arrived (the observer runs on the server's threads).
         func waitFor(_ count: Int) async -> [CallRecord] {
-            for _ in 0..<500 where all.count < count { try? await Task.sleep(for: .milliseconds(10)) }
+            for _ in 0..<3000 where all.count < count { try? await Task.sleep(for: .milliseconds(10)) }
             return all
         }
     }
@@ -67,13 +67,17 @@ import WireProtocol
     @Test("a stream the client cancels is reported once as CANCELLED")
     func cancelledStream() async throws {
         try await withObservedServer { client, records in
+            let firstStatus = Records()
             let watching = Task {
                 let stream = try await client.serverStreaming(
                     path: MethodPaths.Health.watch, request: Health.CheckRequest().serializedBytes())
-                for try await _ in stream {}
+                for try await _ in stream {
+                    firstStatus.append(
+                        CallRecord(path: "", status: .ok, duration: .zero, requestMetadata: [:], peer: ""))
+                }
             }
-            // The first status arrives at once; give the call a moment to be running, then cancel.
-            try await Task.sleep(for: .milliseconds(100))
+            // Watch answers with the current status at once: once it is here the call runs.
+            _ = await firstStatus.waitFor(1)
             watching.cancel()
             _ = await watching.result
             let all = await records.waitFor(1)

@@ -174,7 +174,7 @@ final class RawH2Client {
     /// Sends a request and waits for its stream to close.
     func call(
         path: String, body: [UInt8], endStream: Bool = true, extraHeaders: [(String, String)] = [],
-        replace: [String: String] = [:], seconds: Double = 10
+        replace: [String: String] = [:], seconds: Double = 30
     ) async throws -> RawReply {
         let id = open(path: path, body: body, endStream: endStream, extraHeaders: extraHeaders, replace: replace)
         try await pump(seconds: seconds) { self.replies[id]!.closed || self.replies[id]!.endStreamReceived }
@@ -185,7 +185,7 @@ final class RawH2Client {
     ///
     /// Polls without blocking and sleeps between polls, so the test never ties up a thread of
     /// the cooperative pool that the server's handlers need.
-    func pump(seconds: Double = 10, until done: () -> Bool) async throws {
+    func pump(seconds: Double = 30, until done: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 65536)
         defer { buffer.deallocate() }

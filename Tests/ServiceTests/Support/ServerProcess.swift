@@ -93,7 +93,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Waits until a line of standard error satisfies `predicate`.
-    func waitForLine(seconds: Double = 10, where predicate: (String) -> Bool) async -> String? {
+    func waitForLine(seconds: Double = 30, where predicate: (String) -> Bool) async -> String? {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < deadline {
             if let line = stderrLines.first(where: predicate) { return line }
