@@ -91,6 +91,16 @@ extension ServeProcessTests {
             #expect(await server.waitForExit() == 0)
         }
 
+        @Test("serve raises its soft limit on open files to the hard limit, for thousands of connections")
+        func openFileLimit() async throws {
+            let server = try ServerProcess(softOpenFileLimit: 256)
+            let limits = try #require(server.openFileLimits())
+            #expect(limits.soft == limits.hard, "soft \(limits.soft), hard \(limits.hard)")
+            #expect(limits.soft > 256)
+            server.send(SIGTERM)
+            #expect(await server.waitForExit() == 0)
+        }
+
         @Test(
             "a limit that does not fit is a usage error naming the option",
             arguments: [

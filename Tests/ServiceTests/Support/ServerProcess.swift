@@ -15,12 +15,21 @@ final class ServerProcess: @unchecked Sendable {
     /// - Parameters:
     ///   - arguments: More `serve` options; `--store memory` unless a `--store` is given.
     ///   - environment: Variables added to the test's own environment (`VI_CONTINUE_*`).
-    init(_ arguments: [String] = [], environment: [String: String] = [:]) throws {
-        process.executableURL = Self.executable
+    ///   - softOpenFileLimit: Starts the server with this soft RLIMIT_NOFILE (through `sh -c
+    ///     'ulimit -Sn N; exec ...'`, so the process is still the server itself).
+    init(_ arguments: [String] = [], environment: [String: String] = [:], softOpenFileLimit: Int? = nil) throws {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         var all = ["serve", "--port", "0", "--unix-socket", "none"]
         if !arguments.contains("--store") { all += ["--store", "memory"] }
-        process.arguments = all + arguments
+        all += arguments
+        if let softOpenFileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments =
+                ["-c", "ulimit -Sn \(softOpenFileLimit) && exec \"$0\" \"$@\"", Self.executable.path] + all
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = all
+        }
         let stderr = Pipe()
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
@@ -73,6 +82,15 @@ final class ServerProcess: @unchecked Sendable {
             let kibibytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
         else { return nil }
         return kibibytes * 1024
+    }
+
+    /// The soft and hard limits on open files (`Max open files` of `/proc/PID/limits`).
+    func openFileLimits() -> (soft: Int, hard: Int)? {
+        guard let limits = try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8),
+            let line = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") })
+        else { return nil }
+        let numbers = line.split(separator: " ").compactMap { Int($0) }
+        return numbers.count == 2 ? (numbers[0], numbers[1]) : nil
     }
 
     /// Sends a signal.
