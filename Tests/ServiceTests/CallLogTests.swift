@@ -53,6 +53,15 @@ extension ServeProcessTests {
             #expect(generated.count == 8 && generated.allSatisfy(\.isHexDigit), "\(health)")
             #expect(server.callLines.count == 3, "\(server.callLines)")
 
+            // A request id with a space or a quote cannot split the line into forged fields.
+            let forging = GRPCClient(target: .tcp(host: "127.0.0.1", port: server.port))
+            _ = try await forging.unary(
+                path: MethodPaths.Health.check, request: Health.CheckRequest().serializedBytes(),
+                metadata: ["x-request-id": "x status=OK \"y"])
+            await forging.close()
+            let quoted = await server.waitForLine { $0.contains("id=\"x status=OK \\\"y\"") }
+            #expect(quoted != nil, "\(server.callLines)")
+
             server.send(SIGTERM)
             #expect(await server.waitForExit() == 0)
         }
