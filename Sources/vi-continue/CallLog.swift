@@ -66,8 +66,7 @@ struct CallLog: Sendable {
     /// Writes the line for `record` if its status is logged at the configured level.
     func record(_ record: CallRecord) {
         guard Level(status: record.status.code) <= level else { return }
-        var line = line(for: record)
-        line.withUnsafeMutableBytes { bytes in
+        line(for: record).withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
                 let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
@@ -78,46 +77,75 @@ struct CallLog: Sendable {
     }
 
     /// The bytes of one log line, newline included.
+    ///
+    /// Built byte by byte into one buffer rather than by string interpolation: at `info` this
+    /// runs for every call, on the event-loop thread.
     func line(for record: CallRecord) -> [UInt8] {
-        var text = "vi-continue: call "
-        text += Self.token(record.path.isEmpty ? "-" : record.path)
-        text += " \(record.status.code) "
-        text += Self.milliseconds(record.duration)
-        text += " id=" + requestID(record.requestMetadata)
-        if level == .debug { text += " peer=" + Self.token(record.peer) }
-        if record.status.code != .ok, !record.status.message.isEmpty {
-            text += " message=" + jsonString(String(record.status.message.prefix(200)))
+        var line: [UInt8] = []
+        line.reserveCapacity(160)
+        line.append(contentsOf: "vi-continue: call ".utf8)
+        Self.appendToken(record.path.isEmpty ? "-" : record.path, to: &line)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: record.status.code.description.utf8)
+        line.append(UInt8(ascii: " "))
+        Self.appendMilliseconds(record.duration, to: &line)
+        line.append(contentsOf: " id=".utf8)
+        appendRequestID(record.requestMetadata, to: &line)
+        if level == .debug {
+            line.append(contentsOf: " peer=".utf8)
+            Self.appendToken(record.peer, to: &line)
         }
-        text += "\n"
-        return Array(text.utf8)
+        if record.status.code != .ok, !record.status.message.isEmpty {
+            line.append(contentsOf: " message=".utf8)
+            line.append(contentsOf: jsonString(String(record.status.message.prefix(200))).utf8)
+        }
+        line.append(UInt8(ascii: "\n"))
+        return line
     }
 
     /// The client's `x-request-id`, else a fresh 8-hex-digit id.
-    private func requestID(_ metadata: Metadata) -> String {
+    private func appendRequestID(_ metadata: Metadata, to line: inout [UInt8]) {
         if case .string(let value)? = metadata.first(named: "x-request-id"), !value.isEmpty {
-            return Self.token(String(value.prefix(128)))
+            Self.appendToken(value.utf8.count > 128 ? String(value.prefix(128)) : value, to: &line)
+            return
         }
         // A counter through an odd multiplier is a bijection on 32 bits: ids do not repeat for
         // 4 billion calls, yet neighbouring calls do not look alike.
         let count = UInt32(truncatingIfNeeded: CallLog.counter.wrappingAdd(1, ordering: .relaxed).oldValue)
-        let hex = String(seed ^ (count &* 0x9E37_79B1), radix: 16)
-        return String(repeating: "0", count: 8 - hex.count) + hex
+        let id = seed ^ (count &* 0x9E37_79B1)
+        for shift in stride(from: 28, through: 0, by: -4) {
+            line.append(Self.hexDigits[Int(id >> UInt32(shift) & 0xF)])
+        }
     }
 
     private static let counter = Atomic<UInt64>(0)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// `value` as one space-free field: quoted (JSON style) when it holds anything but
+    /// Appends `value` as one space-free field: quoted (JSON style) when it holds anything but
     /// printable ASCII without spaces or quotes, so a client cannot forge log lines.
-    static func token(_ value: String) -> String {
-        let plain = value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") }
-        return plain ? value : jsonString(value)
+    static func appendToken(_ value: String, to line: inout [UInt8]) {
+        if value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") }) {
+            line.append(contentsOf: value.utf8)
+        } else {
+            line.append(contentsOf: jsonString(value).utf8)
+        }
     }
 
-    /// A duration as milliseconds with three decimals, such as `12.345ms`.
-    static func milliseconds(_ duration: Duration) -> String {
+    /// Appends a duration as milliseconds with three decimals, such as `12.345ms`.
+    static func appendMilliseconds(_ duration: Duration, to line: inout [UInt8]) {
         let (seconds, attoseconds) = duration.components
         let micros = max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
-        let fraction = String(micros % 1000)
-        return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction + "ms"
+        appendDecimal(micros / 1000, to: &line)
+        line.append(UInt8(ascii: "."))
+        let fraction = micros % 1000
+        line.append(UInt8(ascii: "0") + UInt8(fraction / 100))
+        line.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        line.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+        line.append(contentsOf: "ms".utf8)
+    }
+
+    private static func appendDecimal(_ value: Int64, to line: inout [UInt8]) {
+        if value >= 10 { appendDecimal(value / 10, to: &line) }
+        line.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 }
