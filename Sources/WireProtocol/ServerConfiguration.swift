@@ -25,9 +25,11 @@ public struct ServerConfiguration: Sendable {
     public var responseCompression: CompressionAlgorithm
     /// The encodings accepted on requests and offered in `grpc-accept-encoding`.
     public var enabledCompression: [CompressionAlgorithm]
-    /// The most connections served at once; further ones are closed as soon as accepted.
+    /// The most connections served at once; further ones are closed as soon as accepted, so a
+    /// client sees a reset rather than a hang.
     public var maxConnections: Int
-    /// SETTINGS_MAX_CONCURRENT_STREAMS advertised to clients.
+    /// SETTINGS_MAX_CONCURRENT_STREAMS advertised to clients; a stream beyond it is refused
+    /// with RST_STREAM REFUSED_STREAM.
     public var maxConcurrentStreams: Int
     /// SETTINGS_MAX_HEADER_LIST_SIZE advertised and enforced per request.
     public var maxHeaderListSize: Int
@@ -36,6 +38,8 @@ public struct ServerConfiguration: Sendable {
     /// server buffer even within each method's `maxRequestBytes`.
     public var maxBufferedRequestBytesPerConnection: Int
     /// Connections without streams for this long are closed with GOAWAY; `nil` keeps them.
+    /// Streams whose request has stalled (headers without the end of the request, then nothing
+    /// for this long) do not keep a connection open: they are reset and it is closed too.
     public var idleTimeout: Duration?
     /// When set, a connection that has been silent this long is sent a PING; `keepaliveTimeout`
     /// later without any frame back it is closed (a peer that vanished without a FIN).
@@ -59,6 +63,9 @@ public struct ServerConfiguration: Sendable {
     /// handlers do long synchronous work before their first `await`, which would hold up the
     /// other connections of that loop.
     public var startHandlersInline: Bool
+    /// Told about every gRPC call when it ends (for a call log or metrics); `nil` skips the
+    /// bookkeeping. Requests answered with a bare HTTP status (405, 415) are not gRPC calls.
+    public var callObserver: CallObserver?
 
     /// Creates a configuration.
     public init(
@@ -79,7 +86,8 @@ public struct ServerConfiguration: Sendable {
         resetStreamsPerSecond: Int = 33,
         shutdownGracePeriod: Duration? = .seconds(30),
         streamWriteHighWater: Int = 256 * 1024,
-        startHandlersInline: Bool = true
+        startHandlersInline: Bool = true,
+        callObserver: CallObserver? = nil
     ) {
         self.tcp = tcp
         self.unixSocketPath = unixSocketPath
@@ -99,6 +107,7 @@ public struct ServerConfiguration: Sendable {
         self.shutdownGracePeriod = shutdownGracePeriod
         self.streamWriteHighWater = streamWriteHighWater
         self.startHandlersInline = startHandlersInline
+        self.callObserver = callObserver
     }
 
     /// The number of online processors.

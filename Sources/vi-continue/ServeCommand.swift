@@ -21,6 +21,13 @@ enum ServeCommand {
               vi-continue serve
               vi-continue serve --port 6000 --unix-socket /tmp/vi.sock
               vi-continue serve --catalog my.jsonl --routes my-routes.json --store memory
+              vi-continue serve --max-connections 2000 --idle-timeout 60 --log-level warn
+
+            Each finished call logs one line to stderr: method, status, latency and request id
+            (the client's x-request-id, else a generated one). --log-level info (the default) logs
+            every call; warn only failures an operator may act on (DEADLINE_EXCEEDED, UNAVAILABLE,
+            RESOURCE_EXHAUSTED, ...); error only server faults (INTERNAL, UNKNOWN, UNIMPLEMENTED,
+            DATA_LOSS); debug adds the peer address.
             """,
         options: [
             OptionSpec("host", valueName: "ADDR", help: "The TCP address to listen on (default 127.0.0.1)."),
@@ -38,6 +45,16 @@ enum ServeCommand {
             OptionSpec(
                 "reload-interval", valueName: "SECONDS",
                 help: "How often to look for a changed catalog file; 0 reloads on SIGHUP only (default 2)."),
+            OptionSpec(
+                "max-connections", valueName: "N",
+                help: "Connections served at once; more are closed on accept (default 10000)."),
+            OptionSpec(
+                "max-streams-per-connection", valueName: "N",
+                help: "Concurrent calls per connection; more are refused (default 100)."),
+            OptionSpec(
+                "idle-timeout", valueName: "SECONDS",
+                help: "Close connections without calls after this long, with GOAWAY; 0 never (default 300)."),
+            OptionSpec("log-level", valueName: "LEVEL", help: "error, warn, info (default) or debug."),
         ])
 
     static func run(_ arguments: ParsedArguments) async -> Int32 {
@@ -50,6 +67,13 @@ enum ServeCommand {
         var configuration = ServerConfiguration(tcp: .init(host: host, port: port))
         let socket = settings.value("unix-socket") ?? defaultSocketPath()
         configuration.unixSocketPath = socket == "none" ? nil : socket
+        do {
+            try applyLimits(settings, to: &configuration)
+        } catch {
+            writeError("error: \(error)")
+            return ExitCode.usage
+        }
+        raiseDescriptorLimit()
 
         guard let reloadSeconds = Double(settings.value("reload-interval") ?? "2"), reloadSeconds >= 0 else {
             writeError("error: --reload-interval must be a number of seconds, 0 or more")
@@ -91,6 +115,41 @@ enum ServeCommand {
         }
         writeError("vi-continue: stopped")
         return ExitCode.ok
+    }
+
+    /// Reads the connection limits and the log level into `configuration`.
+    ///
+    /// - Throws: `ServiceSetup.Failure` naming the option whose value does not fit.
+    static func applyLimits(_ settings: Settings, to configuration: inout ServerConfiguration) throws {
+        func count(_ name: String, default value: Int) throws -> Int {
+            guard let text = settings.value(name) else { return value }
+            guard let number = Int(text), number >= 1, number <= Int(Int32.max) else {
+                throw ServiceSetup.Failure(description: "--\(name) must be a whole number from 1 to 2147483647")
+            }
+            return number
+        }
+        configuration.maxConnections = try count("max-connections", default: 10_000)
+        configuration.maxConcurrentStreams = try count("max-streams-per-connection", default: 100)
+        let idleText = settings.value("idle-timeout") ?? "300"
+        guard let idle = Double(idleText), idle >= 0, idle < 1e9 else {
+            throw ServiceSetup.Failure(description: "--idle-timeout must be a number of seconds, 0 or more")
+        }
+        configuration.idleTimeout = idle == 0 ? nil : .milliseconds(max(1, Int((idle * 1000).rounded())))
+        let levelName = settings.value("log-level") ?? "info"
+        guard let level = CallLog.Level(name: levelName) else {
+            throw ServiceSetup.Failure(
+                description: "--log-level must be error, warn, info or debug (got '\(levelName)')")
+        }
+        configuration.callObserver = CallLog(level: level).observer
+    }
+
+    /// Raises the soft limit on open files to the hard limit, so thousands of connections
+    /// do not run into the usual soft limit of 1024.
+    private static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     private static func defaultSocketPath() -> String {

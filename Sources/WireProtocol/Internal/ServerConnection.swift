@@ -85,12 +85,26 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         let next = max(lastActivity + timeout, ContinuousClock.now + timeout / 4)
         idleTimer = loop.schedule(at: streams.isEmpty ? next : ContinuousClock.now + timeout) { [weak self] in
             guard let self, !self.isClosed else { return }
-            if self.streams.isEmpty && ContinuousClock.now - self.lastActivity >= timeout {
+            guard ContinuousClock.now - self.lastActivity >= timeout else { return self.armIdleTimer() }
+            if self.streams.isEmpty {
                 self.startGoaway()
+            } else if self.streams.values.allSatisfy({ $0.phase == .receiving }) {
+                self.closeStalled()
             } else {
                 self.armIdleTimer()
             }
         }
+    }
+
+    /// Ends a connection whose every stream is a request that stopped arriving (HEADERS without
+    /// END_STREAM, then silence): such streams would otherwise hold it open for ever.
+    private func closeStalled() {
+        guard let session else { return }
+        startGoaway()
+        for id in streams.keys {
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
+        }
+        loop.markDirty(self)
     }
 
     /// Sends GOAWAY with the last stream processed; the connection closes once its streams end.
@@ -119,6 +133,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     }
 
     private func abandon(_ stream: ServerStream, _ error: RPCError) {
+        if stream.phase == .receiving || stream.phase == .running { observe(stream, error.status) }
         releaseBuffered(stream)
         stream.timer?.cancel()
         stream.timer = nil
@@ -381,7 +396,6 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             path: method.path, requestMetadata: stream.metadata, deadline: stream.deadline, peer: peer,
             acceptedCompression: accepted,
             requestCompression: stream.requestWasCompressed ? stream.requestEncoding ?? .identity : .identity)
-        stream.metadata = Metadata()
         let handler = method.handler
         let deadline = stream.deadline
         let body: @Sendable () async -> Void = { [self] in
@@ -457,6 +471,15 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     // MARK: Responses
 
+    /// Tells the configured call observer, if any, that a call ended.
+    private func observe(_ stream: ServerStream, _ status: Status) {
+        guard let observer = core.configuration.callObserver else { return }
+        observer(
+            CallRecord(
+                path: stream.path ?? "", status: status, duration: .now - stream.startedAt,
+                requestMetadata: stream.metadata, peer: peer))
+    }
+
     /// Answers with only an HTTP status (405, 415): not a gRPC response.
     private func respondHTTP(_ stream: ServerStream, status: Int) {
         stream.phase = .rejected
@@ -471,6 +494,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         stream.timer?.cancel()
         stream.timer = nil
         stream.phase = .rejected
+        observe(stream, error.status)
         var headers = trailersOnlyBase()
         for (name, value) in extra { headers.add(name, value) }
         addStatus(&headers, error.status)
@@ -532,6 +556,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     func finish(_ stream: ServerStream, status: Status, trailing: Metadata, initial: Metadata?) {
         guard stream.phase == .running, streams[stream.id] === stream, let session else { return }
         stream.phase = .finished
+        observe(stream, status)
         stream.timer?.cancel()
         stream.timer = nil
         if !stream.headersSent {

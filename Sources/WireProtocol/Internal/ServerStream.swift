@@ -12,6 +12,8 @@ final class ServerStream: @unchecked Sendable {
     }
 
     let id: Int32
+    /// When the request HEADERS began, for the call's duration.
+    var startedAt = ContinuousClock.Instant.now
     var phase = Phase.receiving
     var headersComplete = false
     var requestEnded = false

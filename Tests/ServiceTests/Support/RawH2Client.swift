@@ -1,0 +1,248 @@
+// A copy of Tests/WireProtocolTests/RawH2Client.swift (test targets cannot share files), for the
+// hostile-client tests that talk to a real `vi-continue serve` process.
+
+import CNghttp2
+import Glibc
+
+/// What a raw stream received.
+struct RawReply {
+    var headers: [(String, String)] = []
+    var trailers: [(String, String)] = []
+    var data: [UInt8] = []
+    var resetCode: UInt32?
+    var closed = false
+    var endStreamReceived = false
+
+    private func value(_ name: String) -> String? {
+        trailers.first { $0.0 == name }?.1 ?? headers.first { $0.0 == name }?.1
+    }
+    var httpStatus: Int? { headers.first { $0.0 == ":status" }.flatMap { Int($0.1) } }
+    var grpcStatus: Int? { value("grpc-status").flatMap { Int($0) } }
+    var grpcMessage: String? { value("grpc-message") }
+    func header(_ name: String) -> String? { value(name) }
+}
+
+struct RawClientError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A deliberately plain HTTP/2 client on nghttp2 and a blocking socket, for sending the
+/// malformed or hostile requests `GRPCClient` never would.
+final class RawH2Client {
+    let fd: Int32
+    var session: OpaquePointer?
+    var replies: [Int32: RawReply] = [:]
+    var bodies: [Int32: (bytes: [UInt8], offset: Int, end: Bool)] = [:]
+    var goawayCode: UInt32?
+    /// The last stream id the server's GOAWAY said it processed.
+    var goawayLastStreamID: Int32?
+    var connectionClosed = false
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard rc == 0 else { throw RawClientError(description: "connect failed") }
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
+            _, frame, name, nameLength, value, valueLength, _, user in
+            let client = Unmanaged<RawH2Client>.fromOpaque(user!).takeUnretainedValue()
+            let id = frame!.pointee.hd.stream_id
+            let pair = (
+                String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+                String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+            )
+            if frame!.pointee.headers.cat == NGHTTP2_HCAT_HEADERS {
+                client.replies[id, default: RawReply()].trailers.append(pair)
+            } else {
+                client.replies[id, default: RawReply()].headers.append(pair)
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
+            let client = Unmanaged<RawH2Client>.fromOpaque(user!).takeUnretainedValue()
+            let header = frame!.pointee.hd
+            if header.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
+                client.goawayCode = frame!.pointee.goaway.error_code
+                client.goawayLastStreamID = frame!.pointee.goaway.last_stream_id
+            }
+            if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+                header.type == UInt8(NGHTTP2_HEADERS.rawValue) || header.type == UInt8(NGHTTP2_DATA.rawValue)
+            {
+                client.replies[header.stream_id, default: RawReply()].endStreamReceived = true
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, id, data, length, user in
+            let client = Unmanaged<RawH2Client>.fromOpaque(user!).takeUnretainedValue()
+            client.replies[id, default: RawReply()].data.append(
+                contentsOf: UnsafeBufferPointer(start: data, count: length))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, id, code, user in
+            let client = Unmanaged<RawH2Client>.fromOpaque(user!).takeUnretainedValue()
+            client.replies[id, default: RawReply()].closed = true
+            if code != 0 { client.replies[id, default: RawReply()].resetCode = code }
+            return 0
+        }
+        // Unlike the original, do not hold streams back before the server's SETTINGS arrive (nghttp2
+        // would assume a limit of 100): a hostile client sends as many as it likes.
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer { nghttp2_option_del(option) }
+        nghttp2_option_set_peer_max_concurrent_streams(option, UInt32.max)
+        nghttp2_session_client_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
+        nghttp2_submit_settings(session, 0, nil, 0)
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+        close(fd)
+    }
+
+    /// Opens a stream with a gRPC-looking request; headers in `replace` override the defaults
+    /// ("<none>" leaves one out).
+    @discardableResult
+    func open(
+        path: String, body: [UInt8], endStream: Bool = true, extraHeaders: [(String, String)] = [],
+        replace: [String: String] = [:]
+    ) -> Int32 {
+        var headers: [(String, String)] = [
+            (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", "localhost"),
+            ("content-type", "application/grpc"), ("te", "trailers"),
+        ]
+        headers = headers.compactMap { name, value in
+            guard let replacement = replace[name] else { return (name, value) }
+            return replacement == "<none>" ? nil : (name, replacement)
+        }
+        headers += extraHeaders
+        var storage: [[UInt8]] = []
+        for (name, value) in headers {
+            storage.append(Array(name.utf8))
+            storage.append(Array(value.utf8))
+        }
+        let pointers = storage.map { bytes -> UnsafeMutablePointer<UInt8> in
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, bytes.count))
+            p.initialize(from: bytes, count: bytes.count)
+            return p
+        }
+        defer { pointers.forEach { $0.deallocate() } }
+        var nv: [nghttp2_nv] = []
+        for i in 0..<headers.count {
+            nv.append(
+                nghttp2_nv(
+                    name: pointers[2 * i], value: pointers[2 * i + 1], namelen: storage[2 * i].count,
+                    valuelen: storage[2 * i + 1].count, flags: 0))
+        }
+        var provider = nghttp2_data_provider(
+            source: nghttp2_data_source(ptr: nil),
+            read_callback: { _, id, buffer, length, flags, _, user in
+                let client = Unmanaged<RawH2Client>.fromOpaque(user!).takeUnretainedValue()
+                guard var body = client.bodies[id] else { return Int(NGHTTP2_ERR_DEFERRED.rawValue) }
+                let take = min(length, body.bytes.count - body.offset)
+                if take > 0 {
+                    body.bytes.withUnsafeBufferPointer {
+                        buffer!.update(from: $0.baseAddress! + body.offset, count: take)
+                    }
+                }
+                body.offset += take
+                client.bodies[id] = body
+                if body.offset == body.bytes.count {
+                    if body.end {
+                        flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+                    } else if take == 0 {
+                        return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+                    }
+                }
+                return take
+            })
+        let id = nghttp2_submit_request(session, nil, nv, nv.count, &provider, nil)
+        bodies[id] = (body, 0, endStream)
+        replies[id] = RawReply()
+        return id
+    }
+
+    /// Sends a request and waits for its stream to close.
+    func call(
+        path: String, body: [UInt8], endStream: Bool = true, extraHeaders: [(String, String)] = [],
+        replace: [String: String] = [:], seconds: Double = 30
+    ) async throws -> RawReply {
+        let id = open(path: path, body: body, endStream: endStream, extraHeaders: extraHeaders, replace: replace)
+        try await pump(seconds: seconds) { self.replies[id]!.closed || self.replies[id]!.endStreamReceived }
+        return replies[id]!
+    }
+
+    /// Writes pending frames and reads until `done` holds; throws after `seconds`.
+    ///
+    /// Polls without blocking and sleeps between polls, so the test never ties up a thread of
+    /// the cooperative pool that the server's handlers need.
+    func pump(seconds: Double = 30, until done: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 65536)
+        defer { buffer.deallocate() }
+        while true {
+            if ContinuousClock.now > deadline { throw RawClientError(description: "timed out") }
+            while true {
+                var pointer: UnsafePointer<UInt8>?
+                let n = nghttp2_session_mem_send(session, &pointer)
+                if n <= 0 { break }
+                var sent = 0
+                while sent < n {
+                    let w = send(fd, pointer! + sent, n - sent, Int32(MSG_NOSIGNAL))
+                    if w <= 0 {
+                        connectionClosed = true
+                        return
+                    }
+                    sent += w
+                }
+            }
+            if done() { return }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 0) <= 0 {
+                try await Task.sleep(for: .milliseconds(1))
+            } else {
+                let n = recv(fd, buffer, 65536, 0)
+                if n <= 0 {
+                    connectionClosed = true
+                    return
+                }
+                if nghttp2_session_mem_recv(session, buffer, n) < 0 {
+                    connectionClosed = true
+                    return
+                }
+            }
+        }
+    }
+
+    /// Reads whatever has already arrived, without waiting.
+    func receiveAvailable() {
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 65536)
+        defer { buffer.deallocate() }
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while !connectionClosed, poll(&poller, 1, 0) > 0 {
+            let n = recv(fd, buffer, 65536, 0)
+            if n <= 0 || nghttp2_session_mem_recv(session, buffer, n) < 0 {
+                connectionClosed = true
+            }
+        }
+    }
+
+    /// Resets a stream with CANCEL.
+    func reset(_ id: Int32) {
+        nghttp2_submit_rst_stream(session, 0, id, NGHTTP2_CANCEL.rawValue)
+    }
+
+    /// Queues a PING.
+    func ping() {
+        nghttp2_submit_ping(session, 0, nil)
+    }
+}
