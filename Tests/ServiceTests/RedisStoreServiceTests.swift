@@ -1,0 +1,129 @@
+import ContinueService
+import DeepLinkRouter
+import Foundation
+import SearchAPI
+import SearchSession
+import Testing
+import WireProtocol
+
+/// The service on the demo with its sessions in a real `redis-server`, which the test kills and
+/// brings back.
+@Suite struct RedisStoreServiceTests {
+    static func labels(_ texts: String...) -> SearchAPI.Descriptor {
+        SearchAPI.Descriptor(labels: texts.map { SearchAPI.Label(text: $0, confidence: 0.9) }, source: .camera)
+    }
+
+    @Test("Redis down: Capture and Search are UNAVAILABLE with a message, Query answers; Redis back: all works again")
+    func redisDownAndBack() async throws {
+        let redis = try await RedisServerProcess()
+        defer { redis.stop() }
+        let catalog = try CatalogLoader.load(path: DemoService.directory + "/catalog.jsonl")
+        let table = try RouteTable(contentsOfFile: DemoService.directory + "/routes.json")
+        let sessions = SearchSessions(
+            engine: SearchEngine(catalog: catalog), store: RedisSessionStore(address: redis.address))
+        let service = VisualSearchService(sessions: sessions, router: Router(table: table))
+
+        try await withTestServer(methods: service.methods) { addresses in
+            let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: addresses.tcpPort!))
+            let captured = try await client.capture(CaptureRequest(descriptor: Self.labels("rock"), pageSize: 3))
+            let firstPage = try await client.search(SearchAPI.SearchRequest(sessionID: captured.sessionID))
+            #expect(!firstPage.results.isEmpty)
+
+            redis.kill()
+            let clock = ContinuousClock()
+            let start = clock.now
+            let captureError = await #expect(throws: RPCError.self) {
+                try await client.capture(CaptureRequest(descriptor: Self.labels("rock")))
+            }
+            #expect(captureError?.code == .unavailable, "\(String(describing: captureError))")
+            #expect(captureError?.message.contains("Redis") == true, "\(String(describing: captureError))")
+            let searchError = await #expect(throws: RPCError.self) {
+                try await client.search(SearchAPI.SearchRequest(sessionID: captured.sessionID))
+            }
+            #expect(searchError?.code == .unavailable, "\(String(describing: searchError))")
+            #expect(clock.now - start < .seconds(2), "errors came promptly")
+            let query = try await client.query(QueryRequest(descriptor: Self.labels("rock", "guitar"), limit: 5))
+            #expect(!query.results.isEmpty, "Query needs no session")
+
+            try await redis.restart()
+            // The store reconnects within its longest backoff (2 s); no restart of the service.
+            let deadline = clock.now + .seconds(5)
+            var again: SearchAPI.SearchState?
+            while again == nil, clock.now < deadline {
+                again = try? await client.search(SearchAPI.SearchRequest(sessionID: captured.sessionID))
+                if again == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(again == firstPage, "the acknowledged session came back with Redis, same page")
+            let fresh = try await client.capture(CaptureRequest(descriptor: Self.labels("jazz")))
+            #expect(!fresh.sessionID.isEmpty)
+            await client.close()
+        }
+    }
+}
+
+/// A `redis-server` of the test's own on a free loopback port and a temporary directory, with
+/// its append-only log fsynced on every write so a restart brings back what was acknowledged.
+final class RedisServerProcess: @unchecked Sendable {
+    let directory: String
+    let address: RedisAddress
+    private var process = Process()
+
+    init() async throws {
+        directory = NSTemporaryDirectory() + "redis-service-test-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        address = RedisAddress(.tcp(host: "127.0.0.1", port: try Self.freePort()))
+        try await start()
+    }
+
+    private func start() async throws {
+        guard case .tcp(_, let port) = address.endpoint else { return }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
+        process.arguments = [
+            "--bind", "127.0.0.1", "--port", String(port), "--dir", directory, "--save", "", "--appendonly", "yes",
+            "--appendfsync", "always", "--logfile", directory + "/redis.log", "--daemonize", "no",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while clock.now < deadline, process.isRunning {
+            if (try? await RedisSessionStore(address: address).ping()) != nil { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw PythonPeer.PeerError(message: "redis-server did not start on \(address)")
+    }
+
+    /// Starts the server again on the same port and directory.
+    func restart() async throws { try await start() }
+
+    /// Kills the server with SIGKILL and waits for it to die.
+    func kill() {
+        if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Kills the server and removes its directory.
+    func stop() {
+        kill()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A port that was free a moment ago: bound to port 0, read back, closed.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw PythonPeer.PeerError(message: "no free port: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
