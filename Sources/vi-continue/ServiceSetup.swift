@@ -77,7 +77,9 @@ struct ServiceSetup {
             } else if choice.hasPrefix("sqlite:") {
                 path = String(choice.dropFirst("sqlite:".count))
             } else {
-                throw Failure(description: "--store must be memory, sqlite, sqlite:PATH or redis://HOST:PORT[/DB] (got '\(choice)')")
+                throw Failure(
+                    description:
+                        "--store must be memory, sqlite, sqlite:PATH or redis://HOST:PORT[/DB] (got '\(choice)')")
             }
             do {
                 return (try SQLiteSessionStore(path: path), "SQLite \(path)")
