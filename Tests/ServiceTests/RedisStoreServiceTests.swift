@@ -59,6 +59,61 @@ import WireProtocol
             await client.close()
         }
     }
+
+    @Test("serve takes its Redis store from VI_CONTINUE_STORE, and its sessions land in that Redis")
+    func serveWithRedisFromTheEnvironment() async throws {
+        let redis = try await RedisServerProcess()
+        defer { redis.stop() }
+        let process = Process()
+        process.executableURL = ServeCommandTests.executable
+        process.arguments = ["serve", "--port", "0", "--unix-socket", "none"]
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["VI_CONTINUE_STORE": redis.address.description]) { $1 }
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        var lines: [String] = []
+        var line: [UInt8] = []
+        while lines.last?.contains("serving on") != true {
+            guard let byte = stderr.fileHandleForReading.readData(ofLength: 1).first else { break }
+            if byte == UInt8(ascii: "\n") {
+                lines.append(String(decoding: line, as: UTF8.self))
+                line = []
+            } else {
+                line.append(byte)
+            }
+        }
+        #expect(lines.contains { $0.contains("sessions Redis \(redis.address)") }, "\(lines)")
+        let serving = try #require(lines.last { $0.contains("serving on 127.0.0.1:") })
+        let port = try #require(Int(serving.split(separator: ":")[2].prefix { $0.isNumber }))
+
+        let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: port))
+        let state = try await client.capture(CaptureRequest(descriptor: Self.labels("rock")))
+        await client.close()
+        let stored = try await RedisSessionStore(address: redis.address)
+            .load(id: state.sessionID, nowUnixMs: SearchEngine.systemNowMs())
+        #expect(stored.labels.map(\.text) == ["rock"])
+    }
+
+    @Test("serve refuses a malformed Redis address with exit 2 and the reason")
+    func malformedRedisAddress() throws {
+        let process = Process()
+        process.executableURL = ServeCommandTests.executable
+        process.arguments = ["serve", "--port", "0", "--unix-socket", "none", "--store", "redis://cache:http"]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(text.contains("redis://cache:http: the port must be a number from 1 to 65535"), "\(text)")
+    }
 }
 
 /// A `redis-server` of the test's own on a free loopback port and a temporary directory, with
