@@ -85,8 +85,10 @@ final class RedisConnection {
         // into one flat buffer need only live for the call.
         let flat = arguments.flatMap { $0 }
         let lengths = arguments.map(\.count)
-        let rc = flat.withUnsafeBufferPointer { bytes in
-            let base = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+        let rc = flat.withUnsafeBufferPointer { bytes -> Int32 in
+            // Every command has at least its name, so the buffer is never empty.
+            guard let start = bytes.baseAddress else { return REDIS_ERR }
+            let base = UnsafeRawPointer(start)
             var offset = 0
             var argv: [UnsafePointer<CChar>?] = lengths.map { length in
                 defer { offset += length }
