@@ -29,7 +29,7 @@ import WireProtocol
             let firstPage = try await client.search(SearchAPI.SearchRequest(sessionID: captured.sessionID))
             #expect(!firstPage.results.isEmpty)
 
-            redis.kill()
+            await redis.kill()
             let clock = ContinuousClock()
             let start = clock.now
             let captureError = await #expect(throws: RPCError.self) {
@@ -77,16 +77,20 @@ import WireProtocol
             process.terminate()
             process.waitUntilExit()
         }
-        var lines: [String] = []
-        var line: [UInt8] = []
-        while lines.last?.contains("serving on") != true {
-            guard let byte = stderr.fileHandleForReading.readData(ofLength: 1).first else { break }
-            if byte == UInt8(ascii: "\n") {
-                lines.append(String(decoding: line, as: UTF8.self))
-                line = []
-            } else {
-                line.append(byte)
+        // Blocking pipe reads run on a thread of their own, never on the cooperative pool.
+        let lines = await offThePool { () -> [String] in
+            var lines: [String] = []
+            var line: [UInt8] = []
+            while lines.last?.contains("serving on") != true {
+                guard let byte = stderr.fileHandleForReading.readData(ofLength: 1).first else { break }
+                if byte == UInt8(ascii: "\n") {
+                    lines.append(String(decoding: line, as: UTF8.self))
+                    line = []
+                } else {
+                    line.append(byte)
+                }
             }
+            return lines
         }
         #expect(lines.contains { $0.contains("sessions Redis \(redis.address)") }, "\(lines)")
         let serving = try #require(lines.last { $0.contains("serving on 127.0.0.1:") })
@@ -101,7 +105,7 @@ import WireProtocol
     }
 
     @Test("serve refuses a malformed Redis address with exit 2 and the reason")
-    func malformedRedisAddress() throws {
+    func malformedRedisAddress() async throws {
         let process = Process()
         process.executableURL = ServeCommandTests.executable
         process.arguments = ["serve", "--port", "0", "--unix-socket", "none", "--store", "redis://cache:http"]
@@ -109,8 +113,11 @@ import WireProtocol
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = await offThePool { () -> String in
+            let data = stderr.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
         #expect(process.terminationStatus == 2)
         #expect(text.contains("redis://cache:http: the port must be a number from 1 to 65535"), "\(text)")
     }
@@ -127,7 +134,12 @@ final class RedisServerProcess: @unchecked Sendable {
         directory = NSTemporaryDirectory() + "redis-service-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         address = RedisAddress(.tcp(host: "127.0.0.1", port: try Self.freePort()))
-        try await start()
+        do {
+            try await start()
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
     }
 
     private func start() async throws {
@@ -142,26 +154,32 @@ final class RedisServerProcess: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(10)
+        // Generous: on a machine busy with parallel builds and tests a start can take seconds.
+        let deadline = clock.now + .seconds(30)
         while clock.now < deadline, process.isRunning {
             if (try? await RedisSessionStore(address: address).ping()) != nil { return }
             try await Task.sleep(for: .milliseconds(20))
         }
+        // The caller never gets a server to stop: leave no process behind.
+        if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
         throw PythonPeer.PeerError(message: "redis-server did not start on \(address)")
     }
 
     /// Starts the server again on the same port and directory.
     func restart() async throws { try await start() }
 
-    /// Kills the server with SIGKILL and waits for it to die.
-    func kill() {
+    /// Kills the server with SIGKILL and waits, off the cooperative pool, for it to die.
+    func kill() async {
+        let process = process
         if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        await offThePool { process.waitUntilExit() }
     }
 
-    /// Kills the server and removes its directory.
+    /// Kills the server and removes its directory (from a `defer`, so it waits the few
+    /// milliseconds a SIGKILLed process takes to die on the calling thread).
     func stop() {
-        kill()
+        if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -180,5 +198,12 @@ final class RedisServerProcess: @unchecked Sendable {
         }
         guard bound else { throw PythonPeer.PeerError(message: "no free port: \(String(cString: strerror(errno)))") }
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Runs a blocking call on a new thread and waits for it without holding a cooperative thread.
+private func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }
