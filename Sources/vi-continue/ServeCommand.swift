@@ -38,7 +38,8 @@ enum ServeCommand {
             OptionSpec("catalog", valueName: "FILE", help: "The catalog, JSON Lines (default: the bundled demo)."),
             OptionSpec("routes", valueName: "FILE", help: "The route table, JSON (default: the bundled demo)."),
             OptionSpec(
-                "store", valueName: "STORE", help: "Sessions: sqlite (default), sqlite:PATH or memory."),
+                "store", valueName: "STORE",
+                help: "Sessions: sqlite (default), sqlite:PATH, memory, redis://HOST:PORT[/DB] or redis+unix:///PATH."),
             OptionSpec(
                 "state-dir", valueName: "DIR",
                 help: "Where the SQLite sessions live (default $XDG_STATE_HOME/vi-continue, else .vi-continue)."),

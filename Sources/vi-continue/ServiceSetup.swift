@@ -65,13 +65,25 @@ struct ServiceSetup {
 
         func makeStore(_ choice: String) throws -> (any SessionStore, String) {
             if choice == "memory" { return (InMemorySessionStore(), "in memory") }
+            if choice.hasPrefix("redis://") || choice.hasPrefix("redis+unix://") {
+                do {
+                    // No connection yet: Redis may come up after us; until then Capture and
+                    // Search answer UNAVAILABLE and Query works.
+                    let address = try RedisAddress(parsing: choice)
+                    return (RedisSessionStore(address: address), "Redis \(address)")
+                } catch {
+                    throw Failure(description: "--store: \(error.message)")
+                }
+            }
             let path: String
             if choice == "sqlite" {
                 path = try stateDirectory(settings) + "/sessions.sqlite"
             } else if choice.hasPrefix("sqlite:") {
                 path = String(choice.dropFirst("sqlite:".count))
             } else {
-                throw Failure(description: "--store must be memory, sqlite or sqlite:PATH (got '\(choice)')")
+                throw Failure(
+                    description:
+                        "--store must be memory, sqlite, sqlite:PATH or redis://HOST:PORT[/DB] (got '\(choice)')")
             }
             do {
                 return (try SQLiteSessionStore(path: path), "SQLite \(path)")
