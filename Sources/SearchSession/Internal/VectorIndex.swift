@@ -3,18 +3,24 @@
 /// Vectors are L2-normalised at build time and stored contiguously; the distance between two
 /// prints is `1 − cosine similarity`, in 0...2. The scan is a SIMD dot product over every row:
 /// exact, no approximation.
-struct VectorIndex: Sendable {
-    let model: String
-    let dimension: Int
+///
+/// Internal to the engine; the `Benchmarks` SPI lets bench/vector time the very same scan.
+@_spi(Benchmarks) public struct VectorIndex: Sendable {
+    /// The model whose prints this index holds.
+    public let model: String
+    /// The length of every print of the model.
+    public let dimension: Int
     private(set) var rows: [Float] = []
     private(set) var docs: [Int32] = []
 
-    init(model: String, dimension: Int) {
+    /// An empty index for prints of `model`, each of `dimension` values.
+    public init(model: String, dimension: Int) {
         self.model = model
         self.dimension = dimension
     }
 
-    mutating func add(doc: Int32, values: [Float]) {
+    /// Adds the print of document `doc`, normalised to unit length.
+    public mutating func add(doc: Int32, values: [Float]) {
         var v = values
         FeaturePrinter.normalize(&v)
         rows.append(contentsOf: v)
@@ -25,7 +31,7 @@ struct VectorIndex: Sendable {
     ///
     /// One pass: each row's distance is a SIMD dot product; a row enters the kept set only when it
     /// beats the current worst, so the cost is the scan plus O(kept) per improvement.
-    func search(_ query: [Float], maxDistance: Float, limit: Int) -> [(doc: Int32, distance: Float)] {
+    public func search(_ query: [Float], maxDistance: Float, limit: Int) -> [(doc: Int32, distance: Float)] {
         precondition(query.count == dimension)
         guard limit > 0 else { return [] }
         var q = query
