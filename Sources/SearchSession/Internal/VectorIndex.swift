@@ -37,42 +37,57 @@
         guard limit > 0 else { return [] }
         var q = query
         FeaturePrinter.normalize(&q)
-        var kept = [(doc: Int32, distance: Float)]()
-        kept.reserveCapacity(min(limit, docs.count) + 1)
-        var worst = maxDistance
         let d = dimension
-        func consider(_ doc: Int32, _ distance: Float) {
-            guard distance <= worst else { return }
-            // Insert in order (rows are scanned in document order, so ties keep it).
-            var i = kept.count
-            while i > 0 && kept[i - 1].distance > distance { i -= 1 }
-            kept.insert((doc: doc, distance: distance), at: i)
-            if kept.count > limit {
-                kept.removeLast()
-                worst = kept[kept.count - 1].distance
-            }
-        }
-        rows.withUnsafeBufferPointer { rows in
+        return rows.withUnsafeBufferPointer { rows in
             q.withUnsafeBufferPointer { q in
                 docs.withUnsafeBufferPointer { docs in
-                    let base = rows.baseAddress!
-                    var r = 0
-                    while r + 4 <= docs.count {
-                        let dots = Self.dot4(q.baseAddress!, base + r * d, d)
-                        // One comparison for the four, as most blocks hold no candidate at all.
-                        if any(1 - dots .<= worst) {
-                            for k in 0..<4 { consider(docs[r + k], 1 - dots[k]) }
-                        }
-                        r += 4
-                    }
-                    while r < docs.count {
-                        consider(docs[r], 1 - Self.dot(q.baseAddress!, base + r * d, d))
-                        r += 1
-                    }
+                    Self.scan(q.baseAddress!, rows.baseAddress!, docs, d, maxDistance, limit)
                 }
             }
         }
+    }
+
+    /// The scan itself, over raw buffers and local state only (no captured variables, so no
+    /// run-time exclusivity checks inside the loop).
+    private static func scan(
+        _ q: UnsafePointer<Float>, _ base: UnsafePointer<Float>, _ docs: UnsafeBufferPointer<Int32>, _ d: Int,
+        _ maxDistance: Float, _ limit: Int
+    ) -> [(doc: Int32, distance: Float)] {
+        var kept = [(doc: Int32, distance: Float)]()
+        kept.reserveCapacity(min(limit, docs.count) + 1)
+        var worst = maxDistance
+        var r = 0
+        while r + 4 <= docs.count {
+            let dots = dot4(q, base + r * d, d)
+            // One comparison for the four, as most blocks hold no candidate at all.
+            if any(1 - dots .<= worst) {
+                for k in 0..<4 { consider(docs[r + k], 1 - dots[k], &kept, &worst, limit) }
+            }
+            r += 4
+        }
+        while r < docs.count {
+            consider(docs[r], 1 - dot(q, base + r * d, d), &kept, &worst, limit)
+            r += 1
+        }
         return kept
+    }
+
+    /// Keeps `doc` when it is within `worst`, in order, and tightens `worst` once `limit` are kept.
+    ///
+    @inline(__always)
+    private static func consider(
+        _ doc: Int32, _ distance: Float, _ kept: inout [(doc: Int32, distance: Float)], _ worst: inout Float,
+        _ limit: Int
+    ) {
+        guard distance <= worst else { return }
+        // Insert in order (rows are scanned in document order, so ties keep it).
+        var i = kept.count
+        while i > 0 && kept[i - 1].distance > distance { i -= 1 }
+        kept.insert((doc: doc, distance: distance), at: i)
+        if kept.count > limit {
+            kept.removeLast()
+            worst = kept[kept.count - 1].distance
+        }
     }
 
     /// The dot product of `a` with each of the four consecutive rows of `n` values at `rows`.
