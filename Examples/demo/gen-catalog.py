@@ -5,7 +5,7 @@ Types album, artist, concert, track and playlist; slug ids for albums and artist
 concerts and tracks, UUIDs for playlists; categories two levels deep
 (Music/Rock, Concerts/Jazz); attributes year, price, city and date; related links
 album → artist → albums and concerts, track → album, playlist → tracks; English and German
-display text. Run again and the output is byte-for-byte the same (fixed seed, sorted keys).
+display text; every album has a cover image file (drawn by gen-images.py). Run again and the output is byte-for-byte the same (fixed seed, sorted keys).
 
     Examples/demo/gen-catalog.py [--out Examples/demo/catalog.jsonl]
 """
@@ -136,6 +136,8 @@ def main():
             "attributes": {"year": album["year"], "price": album["price"]},
             "image": f"https://img.example/albums/{album['id']}.jpg",
             "thumbnail": f"https://img.example/albums/{album['id']}_t.jpg",
+            # The cover drawn by gen-images.py; the built-in print is computed from it at load.
+            "image_file": f"images/albums/{album['id']}.jpg",
             "related": [ref("artist", artist)] + [ref("track", t) for t in album["tracks"]],
             "localized": {"de": {"title": de_title, "subtitle": f"{artist['name']} · {album['year']}"}},
             "link": f"music://album/{album['id']}",

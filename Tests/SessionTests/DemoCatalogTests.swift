@@ -42,4 +42,49 @@ import Testing
         #expect(gig.count == 20)
         #expect(gig.filter { $0.match != .related }.allSatisfy { $0.entity.type == "concert" })
     }
+
+    static var directory: String { (path as NSString).deletingLastPathComponent }
+
+    /// The demo photos, each with the id of the album whose cover it shows (`<album-id>--<what>.jpg`).
+    static func photos() throws -> [(file: String, album: String)] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory + "/photos")
+        return names.filter { $0.hasSuffix(".jpg") }.sorted().map { name in
+            (file: directory + "/photos/" + name, album: String(name.split(separator: "--")[0]))
+        }
+    }
+
+    @Test func everyAlbumHasADistinctCoverImage() throws {
+        let file = try CatalogLoader.load(path: Self.path)
+        let printed = file.entities.filter { $0.prints.contains { $0.model == FeaturePrinter.model } }
+        #expect(printed.count >= 100)
+        #expect(file.entities.filter { $0.type == "album" }.allSatisfy { e in printed.contains { $0.ref == e.ref } })
+        // No two covers are near duplicates: each one's nearest other cover is farther than a
+        // third of the default match distance (a JPEG re-encoding moves a print far less).
+        let vectors = printed.map { e in e.prints.first { $0.model == FeaturePrinter.model }!.values }
+        for (i, a) in vectors.enumerated() {
+            var nearest: Float = 2
+            for (j, b) in vectors.enumerated() where j != i { nearest = min(nearest, Self.distance(a, b)) }
+            #expect(nearest > FeaturePrinter.defaultMaxDistance / 3, "\(printed[i].ref) has a near twin")
+        }
+    }
+
+    @Test func everyDemoPhotoFindsTheCoverItShows() throws {
+        let file = try CatalogLoader.load(path: Self.path)
+        let engine = SearchEngine(catalog: file)
+        let photos = try Self.photos()
+        #expect(photos.count >= 10)
+        for photo in photos {
+            #expect(file.entities.contains { $0.type == "album" && $0.id == photo.album }, "\(photo.file)")
+            let pixels = try ImageDecoder.decode(path: photo.file)
+            let results = try engine.query(QueryRequest(descriptor: Descriptor(pixelBuffer: pixels)))
+            let best = results.first { $0.match == .image }
+            #expect(best?.entity == EntityRef(type: "album", id: photo.album), "\(photo.file): \(results.prefix(3))")
+        }
+    }
+
+    static func distance(_ a: [Float], _ b: [Float]) -> Float {
+        var dot: Float = 0
+        for i in a.indices { dot += a[i] * b[i] }
+        return 1 - dot
+    }
 }

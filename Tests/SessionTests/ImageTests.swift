@@ -78,6 +78,18 @@ import Testing
         #expect(FeaturePrinter.print(buffer) == FeaturePrinter.print(reference.buffer))
     }
 
+    @Test func aNearlyUniformPictureHasAFiniteUnitPrintThatJPEGBarelyMoves() throws {
+        // No gradients and no contrast: the flat bin and the thumbnail's floor keep the print
+        // defined (no 0/0) instead of blowing compression noise up to a full block.
+        let grey = RGBImage(width: 120, height: 90, pixels: [UInt8](repeating: 128, count: 120 * 90 * 3))
+        let print = FeaturePrinter.print(grey.buffer)
+        #expect(print.values.allSatisfy { $0.isFinite })
+        let norm = print.values.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        #expect(abs(norm - 1) < 1e-4)
+        let compressed = FeaturePrinter.print(try grey.jpegRoundTrip(quality: 20).buffer)
+        #expect(distance(print, compressed) < 0.01)
+    }
+
     @Test func aFiveKScreenshotIsReducedNotCopied() throws {
         let (w, h) = (5120, 2880)
         let stride = w * 4 + 32
@@ -90,7 +102,7 @@ import Testing
         }
         let buffer = PixelBuffer(width: w, height: h, bytesPerRow: stride, format: .bgra8, bytes: bytes)
         let reduced = PixelReducer.reduce(buffer, maxSide: FeaturePrinter.reducedSide)
-        #expect(reduced.width == 96 && reduced.height == 54)
+        #expect(reduced.width == 64 && reduced.height == 36)
         #expect(FeaturePrinter.print(buffer).values.count == FeaturePrinter.dimension)
     }
 

@@ -112,8 +112,8 @@ import Testing
             "feature print of model m3 has 2 values; the model has 3"
         ),
         (
-            "wrong built-in length", Descriptor(featurePrint: FeaturePrint(model: "vi-feature-v1", values: [1, 0])),
-            "feature print of model vi-feature-v1 has 2 values; the model has 200"
+            "wrong built-in length", Descriptor(featurePrint: FeaturePrint(model: "vi-feature-v2", values: [1, 0])),
+            "feature print of model vi-feature-v2 has 2 values; the model has 200"
         ),
         (
             "empty print", Descriptor(featurePrint: FeaturePrint(model: "m3", values: [])),

@@ -1,34 +1,46 @@
 internal import Foundation
 
-/// The built-in feature print: a fused, mirror-invariant global descriptor.
+/// The built-in feature print: a fused, mirror-invariant global descriptor, pooled over scales.
 ///
-/// The image is reduced to at most 96 pixels on its longer side (see ``PixelReducer``), then five
-/// regions that are symmetric under a left–right mirror — the whole image, its central half, and
-/// the top, middle and bottom thirds — each contribute
+/// The image is reduced to at most 64 pixels on its longer side (see ``PixelReducer``; small
+/// enough that JPEG blocks and a 4× down-scale average away). The descriptor below is computed for
+/// the whole reduced image and for its centre 80 % and 64 %, and the three are summed: a photo of
+/// the middle of a picture then shares most of its scales with the picture's own print.
+///
+/// For each scale, five regions that are symmetric under a left–right mirror — the whole image,
+/// its central half, and the top, middle and bottom thirds — each contribute
 ///
 /// - a colour histogram: 12 hue bins × 2 saturation levels plus one grey bin, soft-assigned along
 ///   hue, weighted by saturation relative to the image's mean saturation (hue survives brightness
 ///   changes; relative saturation survives contrast changes);
 /// - a gradient-orientation histogram of 6 bins over the *folded* orientation `min(θ, π − θ)`
-///   (a mirror maps θ to π − θ), soft-assigned, weighted by gradient magnitude.
+///   (a mirror maps θ to π − θ), soft-assigned, weighted by gradient magnitude, plus a "flat" bin
+///   with a constant mass per pixel, so that faint gradients (JPEG block edges on a smooth
+///   picture) cannot fill a histogram on their own.
 ///
 /// Plus a coarse-scale orientation histogram of the whole image (robust to blur) and an 8 × 8
-/// luminance thumbnail averaged with its mirror and standardised (zero mean, unit norm; invariant
-/// to brightness and contrast). Each block is square-rooted (Hellinger), L2-normalised and weighted
-/// (whole-image blocks most, as crops keep them best); the result is L2-normalised, so the
-/// distance between two prints is `1 − cosine`.
+/// luminance thumbnail averaged with its mirror and standardised (zero mean, unit norm, but with
+/// a floor so a near-uniform picture's noise is not blown up; invariant to brightness and
+/// contrast). Each histogram is square-rooted (Hellinger), L2-normalised and weighted (whole-image
+/// blocks most, as crops keep them best); the result is L2-normalised, so the distance between
+/// two prints is `1 − cosine`. bench/image measures it beside pHash and dHash.
 public enum FeaturePrinter {
     /// The model id of the built-in print.
-    public static let model = "vi-feature-v1"
+    public static let model = "vi-feature-v2"
     /// The built-in print's dimension.
     public static let dimension = 200
     /// The default largest distance for an image match with the built-in print.
     public static let defaultMaxDistance: Float = 0.12
 
-    static let reducedSide = 96
+    static let reducedSide = 64
     private static let hueBins = 12
     private static let colourBins = hueBins * 2 + 1
     private static let orientationBins = 6
+    /// The flat bin's mass per pixel, in luminance steps (0...255) of gradient.
+    private static let flatGradient: Float = 6
+    /// The thumbnail's smallest norm (about a 4-step standard deviation over its 32 values).
+    private static let thumbnailContrastFloor: Float = 22
+    private static let thumbnailWeight: Float = 1.0
 
     /// Computes the built-in print of a valid pixel buffer, reducing it first.
     public static func print(_ buffer: PixelBuffer) -> FeaturePrint {
@@ -36,6 +48,37 @@ public enum FeaturePrinter {
     }
 
     static func print(reduced image: ReducedImage) -> FeaturePrint {
+        // Pool the descriptor over nested centre crops: a photo that shows only the middle 80 % of
+        // a picture then shares two of its three scales with the picture's own print.
+        var out = [Float](repeating: 0, count: dimension)
+        for fraction in pooledCrops {
+            let part = describe(centreCrop(image, fraction))
+            for i in part.indices { out[i] += part[i] }
+        }
+        normalize(&out)
+        return FeaturePrint(model: model, values: out)
+    }
+
+    /// The centre fractions (of each side) the descriptor is pooled over.
+    static let pooledCrops: [Float] = [1, 0.8, 0.64]
+
+    static func centreCrop(_ image: ReducedImage, _ fraction: Float) -> ReducedImage {
+        guard fraction < 1 else { return image }
+        let w = max(1, Int((Float(image.width) * fraction).rounded()))
+        let h = max(1, Int((Float(image.height) * fraction).rounded()))
+        let x0 = (image.width - w) / 2
+        let y0 = (image.height - h) / 2
+        var rgb = [Float]()
+        rgb.reserveCapacity(w * h * 3)
+        for y in y0..<(y0 + h) {
+            let row = (y * image.width + x0) * 3
+            rgb.append(contentsOf: image.rgb[row..<(row + w * 3)])
+        }
+        return ReducedImage(width: w, height: h, rgb: rgb)
+    }
+
+    /// The fused descriptor of one (cropped) reduced image, before the final normalisation.
+    private static func describe(_ image: ReducedImage) -> [Float] {
         let w = image.width
         let h = image.height
         let n = w * h
@@ -88,7 +131,9 @@ public enum FeaturePrinter {
             let y0 = Int(fy0 * Float(h))
             let y1 = max(y0 + 1, Int(fy1 * Float(h)))
             var colour = [Float](repeating: 0, count: colourBins)
-            var orient = [Float](repeating: 0, count: orientationBins)
+            // The last bin is "flat": a constant per pixel, so that a smooth picture's faint
+            // gradients (and the JPEG block edges among them) do not fill a whole histogram.
+            var orient = [Float](repeating: 0, count: orientationBins + 1)
             for y in y0..<min(y1, h) {
                 for x in x0..<min(x1, w) {
                     let i = y * w + x
@@ -111,14 +156,16 @@ public enum FeaturePrinter {
                     softAdd(&orient, orientation[i], magnitude[i])
                 }
             }
+            orient[orientationBins] = flatGradient * Float((min(y1, h) - y0) * (min(x1, w) - x0))
             append(colour, weight: weight, to: &out)
             append(orient, weight: weight, to: &out)
         }
         // Coarse-scale orientations, for blur.
         let (cw, ch, coarse) = halve(blurred, w, h)
         let (cm, co) = gradients(boxBlur(coarse, cw, ch), cw, ch)
-        var coarseOrient = [Float](repeating: 0, count: orientationBins)
+        var coarseOrient = [Float](repeating: 0, count: orientationBins + 1)
         for i in 0..<(cw * ch) { softAdd(&coarseOrient, co[i], cm[i]) }
+        coarseOrient[orientationBins] = flatGradient * Float(cw * ch)
         append(coarseOrient, weight: 1.0, to: &out)
         // Mirror-averaged 8 × 8 luminance thumbnail, kept as its 4 distinct columns × 8 rows.
         var thumb = [Float](repeating: 0, count: 64)
@@ -139,17 +186,18 @@ public enum FeaturePrinter {
             }
         }
         let mean = half.reduce(0, +) / 32
-        var thumbBlock = half.map { $0 - mean }
-        normalize(&thumbBlock)
-        for v in thumbBlock { out.append(v * 0.5) }
-        while out.count < dimension { out.append(0) }
-        normalize(&out)
-        return FeaturePrint(model: model, values: out)
+        let thumbBlock = half.map { $0 - mean }
+        // Standardised, but a nearly uniform picture keeps a small block rather than blown-up noise.
+        var energy: Float = 0
+        for v in thumbBlock { energy += v * v }
+        let scale = 1 / max(energy.squareRoot(), thumbnailContrastFloor)
+        for v in thumbBlock { out.append(v * scale * thumbnailWeight) }
+        return out
     }
 
     private static func softAdd(_ hist: inout [Float], _ angle: Float, _ weight: Float) {
         // angle is folded into [0, π/2]; bins are centred at (k + 0.5) · (π/2) / bins.
-        let bins = hist.count
+        let bins = orientationBins
         let pos = angle / (Float.pi / 2) * Float(bins) - 0.5
         let lo = Int(pos.rounded(.down))
         let frac = pos - Float(lo)
