@@ -107,7 +107,10 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         idleTimer?.cancel()
         keepaliveTimer?.cancel()
         let error = RPCError(code: .cancelled, message: "connection closed")
-        for stream in streams.values { abandon(stream, error) }
+        for stream in streams.values {
+            abandon(stream, error)
+            stream.detach()
+        }
         streams = [:]
         core.connectionClosed()
     }
@@ -241,6 +244,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         } else {
             stream.timer?.cancel()
         }
+        stream.detach()
         return 0
     }
 
