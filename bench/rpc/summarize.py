@@ -41,6 +41,8 @@ def main(runs):
         if int(counts.group(4)) or counts.group(2) != counts.group(3):
             raise SystemExit(f"summarize: {name}: failed requests:\n{report}")
         done = int(counts.group(2))
+        if done == 0:
+            raise SystemExit(f"summarize: {name}: no request completed:\n{report}")
         requests[key] += done
         seconds[key] += done / float(finished.group(3))
         wire_bytes[key] += int(traffic.group(1))
