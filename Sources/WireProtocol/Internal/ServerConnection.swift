@@ -121,7 +121,10 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         idleTimer?.cancel()
         keepaliveTimer?.cancel()
         let error = RPCError(code: .cancelled, message: "connection closed")
-        for stream in streams.values { abandon(stream, error) }
+        for stream in streams.values {
+            abandon(stream, error)
+            stream.detach()
+        }
         streams = [:]
         core.connectionClosed()
     }
@@ -256,6 +259,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         } else {
             stream.timer?.cancel()
         }
+        stream.detach()
         return 0
     }
 
