@@ -31,13 +31,18 @@ let targets = [
     FuzzTarget(name: "catalog-line", test: CatalogLineTarget.test),
 ]
 
+// The target is the first argument, or FUZZ_TARGET when libFuzzer re-runs this program for
+// `-minimize_crash` or `-fork` (it passes only its own options), which the variable carries.
 let arguments = CommandLine.arguments
-guard arguments.count >= 2, let target = targets.first(where: { $0.name == arguments[1] }) else {
+let namedTarget = arguments.count >= 2 ? targets.first { $0.name == arguments[1] } : nil
+let environmentTarget = getenv("FUZZ_TARGET").flatMap { name in targets.first { $0.name == String(cString: name) } }
+guard let target = namedTarget ?? environmentTarget else {
     let names = targets.map(\.name).joined(separator: ", ")
     let usage = "usage: FuzzTargets TARGET [libFuzzer options] [CORPUS...]\ntargets: \(names)\n"
     _ = usage.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     exit(2)
 }
+setenv("FUZZ_TARGET", target.name, 1)
 target.setUp()
 selectedTarget = target
 
@@ -45,7 +50,7 @@ selectedTarget = target
 // name. They live for the whole run, so they are never freed.
 var driverArguments: [UnsafeMutablePointer<CChar>?] = [CommandLine.unsafeArgv[0]]
 driverArguments += target.options.map { strdup($0) }
-driverArguments += (2..<Int(CommandLine.argc)).map { CommandLine.unsafeArgv[$0] }
+driverArguments += ((namedTarget == nil ? 1 : 2)..<Int(CommandLine.argc)).map { CommandLine.unsafeArgv[$0] }
 driverArguments.append(nil)
 var argc = Int32(driverArguments.count - 1)
 var argv: ArgumentVector = .allocate(capacity: driverArguments.count)
