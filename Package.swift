@@ -18,6 +18,9 @@ let package = Package(
         .library(name: "DeepLinkRouter", targets: ["DeepLinkRouter"]),
         .library(name: "SearchSession", targets: ["SearchSession"]),
         .library(name: "WireProtocol", targets: ["WireProtocol"]),
+        // For the fuzzers in Fuzz/, a separate package that can only depend on products.
+        .library(name: "SearchAPI", targets: ["SearchAPI"]),
+        .library(name: "ContinueService", targets: ["ContinueService"]),
     ],
     targets: [
         // C libraries from Debian, never part of any public API.

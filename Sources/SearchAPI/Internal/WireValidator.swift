@@ -67,6 +67,11 @@ private struct Walker {
         depth: Int
     ) throws(Failure) {
         var offset = start
+        // Singular message fields with a oneof inside, seen so far: protobuf-c fails to merge a
+        // second occurrence when neither sets the oneof (two empty `FilterExpression`s), so a
+        // repeat of such a field is refused here whatever it holds, as decoding refuses some
+        // (found by fuzzing; see `FuzzRegressionTests`). Encoders write each field once.
+        var singularMessages: [UInt32] = []
         while offset < end {
             let tagOffset = offset
             let (fieldNumber, wireType) = try tag(at: &offset, end: end)
@@ -74,7 +79,17 @@ private struct Walker {
                 try skip(wireType, at: &offset, end: end)
                 continue
             }
-            do {
+            do throws(Failure) {
+                if field.pointee.label.rawValue != PROTOBUF_C_LABEL_REPEATED.rawValue
+                    && Self.mergeMayFail(field)
+                {
+                    guard !singularMessages.contains(fieldNumber) else {
+                        throw Failure(
+                            code: .malformed, reason: "occurs twice, and protobuf-c cannot merge a message with a oneof"
+                        )
+                    }
+                    singularMessages.append(fieldNumber)
+                }
                 try value(of: field, wireType: wireType, at: &offset, end: end, depth: depth)
             } catch var failure {
                 let name = String(cString: field.pointee.name)
@@ -152,6 +167,23 @@ private struct Walker {
                 code: .wrongWireType,
                 reason: "wire type \(wireType) where \(Self.typeName(type)) needs \(expected.rawValue)")
         }
+    }
+
+    /// Whether protobuf-c may fail to merge two occurrences of `field`: it is a message field
+    /// whose type has a oneof, directly or through singular message fields.
+    private static func mergeMayFail(_ field: UnsafePointer<ProtobufCFieldDescriptor>, depth: Int = 0) -> Bool {
+        guard field.pointee.type.rawValue == PROTOBUF_C_TYPE_MESSAGE.rawValue, depth < 8 else { return false }
+        let type = field.pointee.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
+        for index in 0..<Int(type.pointee.n_fields) {
+            let member = type.pointee.fields + index
+            if member.pointee.flags & UInt32(PROTOBUF_C_FIELD_FLAG_ONEOF.rawValue) != 0 { return true }
+            if member.pointee.label.rawValue != PROTOBUF_C_LABEL_REPEATED.rawValue
+                && mergeMayFail(member, depth: depth + 1)
+            {
+                return true
+            }
+        }
+        return false
     }
 
     /// How many times `fieldNumber` occurs in `start..<end`, which has been validated already.

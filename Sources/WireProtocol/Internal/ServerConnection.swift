@@ -144,6 +144,17 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         stream.pending = []
         stream.writer?.close(error)
         stream.task?.cancel()
+        detach(stream)
+    }
+
+    /// Drops the stream's references to its writer and task once the connection is done with it.
+    ///
+    /// The writer holds the stream (and this connection), so without this every call that ran a
+    /// handler would keep its stream, writer, task and connection alive forever (found by the
+    /// server-connection fuzzer; see `FuzzRegressionTests`).
+    private func detach(_ stream: ServerStream) {
+        stream.writer = nil
+        stream.task = nil
     }
 
     // MARK: Callbacks
@@ -258,6 +269,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             abandon(stream, RPCError(code: .cancelled, message: "the client cancelled the call"))
         } else {
             stream.timer?.cancel()
+            detach(stream)
         }
         stream.detach()
         return 0

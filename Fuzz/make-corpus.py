@@ -1,0 +1,181 @@
+"""Writes the seed corpus of every fuzz target into Fuzz/Corpus/<target>/.
+
+Run with the project's venv (grpcio-tools compiles the protos): .venv/bin/python Fuzz/make-corpus.py
+The output is committed; rerun only when the protos, the examples or the targets change.
+"""
+
+import hashlib
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "Fuzz", "Corpus")
+
+
+def write(target, name, data):
+    directory = os.path.join(CORPUS, target)
+    os.makedirs(directory, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(directory, name), "wb") as f:
+        f.write(data)
+
+
+def compile_protos():
+    out = tempfile.mkdtemp(prefix="fuzz-corpus-")
+    protos = ["search.proto", "interop.proto", "grpc/health/v1/health.proto"]
+    subprocess.check_call(
+        [sys.executable, "-m", "grpc_tools.protoc", "-I", os.path.join(ROOT, "proto"), "--python_out", out] + protos)
+    sys.path.insert(0, out)
+    sys.path.insert(0, os.path.join(out, "grpc", "health", "v1"))
+    import search_pb2, interop_pb2, health_pb2  # noqa: E402
+    return search_pb2, interop_pb2, health_pb2
+
+
+def requests(pb, ipb, hpb):
+    """Real request messages by the selector index of RequestMessageTarget.messageTypes."""
+    descriptor = pb.Descriptor(
+        labels=[pb.Label(text="guitar", confidence=0.9), pb.Label(text="concert", confidence=0.4)],
+        feature_print=pb.FeaturePrint(model="vi-continue.print.v1", values=[0.25, -0.5, 1.0, 0.0]),
+        source=pb.SOURCE_CAMERA, locale="de-DE")
+    pixels = pb.Descriptor(pixel_buffer=pb.PixelBuffer(
+        width=2, height=2, bytes_per_row=8, format=pb.PIXEL_FORMAT_BGRA8, data=bytes(range(16))))
+    expression = pb.FilterExpression(all=pb.FilterList(expressions=[
+        pb.FilterExpression(filter=pb.AttributeFilter(attribute="city", any_of=pb.ValueSet(values=["Paris"]))),
+        pb.FilterExpression(**{"not": pb.FilterExpression(
+            filter=pb.AttributeFilter(attribute="year", range=pb.NumberRange(min=1990, max=2001.5)))}),
+    ]))
+    entity = pb.Entity(type="album", id="little-morning", title="Little Morning", subtitle="An album",
+                       category="Music/Jazz", tags=["jazz"], attributes=[pb.Attribute(name="year", number_value=1999)])
+    return {
+        "query": (0, [pb.QueryRequest(descriptor=descriptor, limit=8, max_distance=0.5),
+                      pb.QueryRequest(descriptor=pixels)]),
+        "capture": (1, [pb.CaptureRequest(descriptor=descriptor, page_size=20)]),
+        "search": (2, [pb.SearchRequest(session_id="s-1", query="live", disabled_labels=["concert"],
+                                        entity_types=["album"], categories=["Music"], where=expression,
+                                        sort=pb.Sort(key=pb.SORT_KEY_ATTRIBUTE, attribute="year", descending=True),
+                                        page_size=10, page_token="p2")]),
+        "resolve": (3, [pb.ResolveRequest(url="music://album/little-morning?tab=credits"),
+                        pb.ResolveRequest(entity=pb.EntityRef(type="artist", id="the-velvet-echoes"))]),
+        "link": (4, [pb.LinkRequest(entity=pb.EntityRef(type="album", id="little-morning")),
+                     pb.LinkRequest(destination=pb.Destination(screen="album", params=[
+                         pb.Param(name="id", string_value="little-morning")]))]),
+        "upsert": (5, [pb.UpsertEntitiesRequest(entities=[entity])]),
+        "delete": (6, [pb.DeleteEntitiesRequest(entities=[pb.EntityRef(type="album", id="little-morning")])]),
+        "health": (7, [hpb.HealthCheckRequest(service="vicontinue.v1.VisualSearch")]),
+        "simple": (8, [ipb.SimpleRequest(response_size=10, payload=ipb.Payload(body=b"abc"),
+                                         response_compressed=ipb.BoolValue(value=True))]),
+        "streaming": (9, [ipb.StreamingOutputCallRequest(
+            response_parameters=[ipb.ResponseParameters(size=4, interval_us=0)], payload=ipb.Payload(body=b"x"))]),
+    }
+
+
+# HTTP/2 framing (RFC 9113) with HPACK literals without indexing and without Huffman coding.
+def frame(kind, flags, stream, payload=b""):
+    return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+
+
+def hpack_literal(name, value):
+    def string(s):
+        assert len(s) < 127
+        return bytes([len(s)]) + s.encode()
+    return b"\x00" + string(name) + string(value)
+
+
+def request_frames(stream, path, message, extra_headers=(), end_stream=True):
+    headers = [(":method", "POST"), (":scheme", "http"), (":path", path), (":authority", "localhost"),
+               ("content-type", "application/grpc"), ("te", "trailers")] + list(extra_headers)
+    block = b"".join(hpack_literal(n, v) for n, v in headers)
+    body = b"\x00" + struct.pack(">I", len(message)) + message
+    return frame(0x1, 0x4, stream, block) + frame(0x0, 0x1 if end_stream else 0x0, stream, body)
+
+
+SETTINGS = frame(0x4, 0, 0, struct.pack(">HI", 0x3, 100) + struct.pack(">HI", 0x4, 65535))
+SETTINGS_ACK = frame(0x4, 0x1, 0)
+
+
+def server_connection(reqs):
+    paths = {"query": "Query", "capture": "Capture", "search": "Search", "resolve": "Resolve", "link": "Link",
+             "upsert": "UpsertEntities", "delete": "DeleteEntities"}
+    for key, method in paths.items():
+        message = reqs[key][1][0].SerializeToString()
+        write("server-connection", "unary-" + key,
+              SETTINGS + request_frames(1, "/vicontinue.v1.VisualSearch/" + method, message))
+    query = reqs["query"][1][0].SerializeToString()
+    health = reqs["health"][1][0].SerializeToString()
+    write("server-connection", "health-check", SETTINGS + request_frames(1, "/grpc.health.v1.Health/Check", health))
+    write("server-connection", "health-watch", SETTINGS + request_frames(1, "/grpc.health.v1.Health/Watch", health))
+    write("server-connection", "stream-query-two-streams",
+          SETTINGS + SETTINGS_ACK + request_frames(1, "/vicontinue.v1.VisualSearch/StreamQuery", query)
+          + request_frames(3, "/grpc.health.v1.Health/Check", health))
+    write("server-connection", "timeout-and-metadata",
+          SETTINGS + request_frames(1, "/vicontinue.v1.VisualSearch/Query", query,
+                                    [("grpc-timeout", "100m"), ("x-trace-bin", "AAEC"), ("grpc-encoding", "identity")]))
+    write("server-connection", "ping-window-rst",
+          SETTINGS + frame(0x6, 0, 0, b"12345678") + frame(0x8, 0, 0, struct.pack(">I", 1 << 20))
+          + request_frames(1, "/vicontinue.v1.VisualSearch/Query", query, end_stream=False)
+          + frame(0x3, 0, 1, struct.pack(">I", 8)))
+    write("server-connection", "unknown-method", SETTINGS + request_frames(1, "/no.Such/Method", b""))
+    write("server-connection", "goaway", SETTINGS + frame(0x7, 0, 0, struct.pack(">II", 0, 0)))
+
+
+def swift_unescape(literal):
+    """The value of a Swift string literal's body: \\u{X}, \\t, \\n, \\r, \\0, \\\\ and \\"."""
+    simple = {"t": "\t", "n": "\n", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'"}
+
+    def replace(match):
+        escape = match.group(1)
+        if escape.startswith("u{"):
+            return chr(int(escape[2:-1], 16))
+        return simple.get(escape, escape)
+    return re.sub(r"\\(u\{[0-9A-Fa-f]+\}|.)", replace, literal)
+
+
+def url_parser():
+    urls = set()
+    tests = os.path.join(ROOT, "Tests", "RouterTests")
+    for name in sorted(os.listdir(tests)):
+        with open(os.path.join(tests, name), encoding="utf-8") as f:
+            for literal in re.findall(r'"((?:[^"\\]|\\.)*)"', f.read()):
+                if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", literal) and "\\(" not in literal:
+                    urls.add(swift_unescape(literal).encode("utf-8", "surrogatepass"))
+    for url in sorted(urls)[:120]:
+        write("url-parser", hashlib.sha1(url).hexdigest()[:16], url)
+
+
+def route_table():
+    for path in ["Examples/routes.json", "Examples/demo/routes.json"]:
+        with open(os.path.join(ROOT, path), "rb") as f:
+            write("route-table", path.replace("/", "-"), f.read())
+    write("route-table", "minimal",
+          '{"version": 1, "schemes": ["app"], "routes": [{"name": "a", "pattern": "/a/{x}", "screen": "a"}]}')
+
+
+def catalog_line():
+    with open(os.path.join(ROOT, "Examples", "demo", "catalog.jsonl"), "rb") as f:
+        lines = [line for line in f.read().split(b"\n") if line.strip()]
+    for index in list(range(0, 6)) + list(range(6, len(lines), 40)):
+        write("catalog-line", "demo-line-%03d" % index, lines[index] + b"\n")
+    write("catalog-line", "print-and-localized",
+          '{"type": "album", "id": "a-1", "title": "Blue Train", "feature_print": {"model": "m", "values": [0.5, 1]},'
+          ' "localized": {"fr": {"title": "Train bleu"}}, "attributes": {"year": 1957, "label": "Blue Note"}}\n')
+
+
+def main():
+    pb, ipb, hpb = compile_protos()
+    reqs = requests(pb, ipb, hpb)
+    for key, (selector, messages) in reqs.items():
+        for index, message in enumerate(messages):
+            write("request-message", "%s-%d" % (key, index), bytes([selector]) + message.SerializeToString())
+    server_connection(reqs)
+    url_parser()
+    route_table()
+    catalog_line()
+
+
+if __name__ == "__main__":
+    main()
