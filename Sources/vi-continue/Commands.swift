@@ -5,7 +5,7 @@ enum Commands {
     static let root = CommandSpec(
         name: "vi-continue",
         abstract: "Continue a visual search in the app: query, resolve, capture and search over gRPC.",
-        subcommands: [ServeCommand.spec, HealthCommand.spec])
+        subcommands: [ServeCommand.spec, HealthCommand.spec, DemoCommand.spec])
 
     /// Runs the command the parser landed on.
     ///
@@ -14,6 +14,7 @@ enum Commands {
         switch arguments.commandPath.first {
         case "serve": await ServeCommand.run(arguments)
         case "health": await HealthCommand.run(arguments)
+        case "demo": await DemoCommand.run(arguments)
         default: ExitCode.usage
         }
     }
