@@ -5,7 +5,7 @@ enum Commands {
     static let root = CommandSpec(
         name: "vi-continue",
         abstract: "Continue a visual search in the app: query, resolve, capture and search over gRPC.",
-        subcommands: [ServeCommand.spec, HealthCommand.spec, DemoCommand.spec])
+        subcommands: [ServeCommand.spec, HealthCommand.spec, DemoCommand.spec, ContinueCommand.spec])
 
     /// Runs the command the parser landed on.
     ///
@@ -15,6 +15,7 @@ enum Commands {
         case "serve": await ServeCommand.run(arguments)
         case "health": await HealthCommand.run(arguments)
         case "demo": await DemoCommand.run(arguments)
+        case "continue": await ContinueCommand.run(arguments)
         default: ExitCode.usage
         }
     }

@@ -115,6 +115,17 @@ struct DemoImage {
         return SearchSession.PixelBuffer(width: side, height: side, bytesPerRow: side * 3, format: .rgb8, bytes: bytes)
     }
 
+    /// Decodes a PNG or JPEG file into the wire form.
+    ///
+    /// - Throws: A message naming what is wrong with the file.
+    static func load(path: String) throws(ServiceSetup.Failure) -> SearchAPI.PixelBuffer {
+        do {
+            return apiBuffer(try ImageDecoder.decode(path: path))
+        } catch {
+            throw ServiceSetup.Failure(description: error.message)
+        }
+    }
+
     /// The wire form of a decoded or rendered buffer.
     static func apiBuffer(_ buffer: SearchSession.PixelBuffer) -> SearchAPI.PixelBuffer {
         let format: SearchAPI.PixelFormat =
