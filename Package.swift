@@ -56,10 +56,13 @@ let package = Package(
             swiftSettings: swiftSettings),
         // The hand-written command-line parser of the executable.
         .target(name: "ArgumentParsing", swiftSettings: swiftSettings),
+        // The full-screen terminal search: termios, key decoding, a pure state model and renderer.
+        .target(name: "TerminalUI", dependencies: ["SearchAPI"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "vi-continue",
             dependencies: [
                 "ArgumentParsing", "ContinueService", "SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession",
+                "TerminalUI",
             ],
             swiftSettings: swiftSettings),
 
@@ -68,6 +71,7 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "RouterTests", dependencies: ["DeepLinkRouter"], swiftSettings: swiftSettings),
         .testTarget(name: "SessionTests", dependencies: ["SearchSession"], swiftSettings: swiftSettings),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SearchAPI"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",
             dependencies: ["ContinueService", "SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession"],

@@ -12,6 +12,7 @@ enum Commands {
         subcommands: [
             ServeCommand.spec, HealthCommand.spec, QueryCommand.spec, CaptureCommand.spec, SearchCommand.spec,
             OpenCommand.spec, LinkCommand.spec, RoutesCommand.spec, URLCommand.spec, CatalogCommand.spec,
+            DemoCommand.spec, ContinueCommand.spec,
         ])
 
     /// Runs the command the parser landed on.
@@ -29,6 +30,8 @@ enum Commands {
         case "routes": await RoutesCommand.run(arguments)
         case "url": await URLCommand.run(arguments)
         case "catalog": await CatalogCommand.run(arguments)
+        case "demo": await DemoCommand.run(arguments)
+        case "continue": await ContinueCommand.run(arguments)
         default: ExitCode.usage
         }
     }
