@@ -76,8 +76,17 @@ struct Tmux {
             description: "timed out waiting for \(what); the screen was:\n" + last.joined(separator: "\n"))
     }
 
-    /// Stops the private server and everything running in it.
+    /// Stops the private server and everything running in it. `kill-server` alone was seen to
+    /// leave a detached server behind, so any process still naming this socket is killed too.
     func kill() {
         _ = try? run(["kill-server"])
+        let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in processes {
+            guard let pid = Int32(entry), pid != getpid(),
+                let cmdline = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline"),
+                String(decoding: cmdline, as: UTF8.self).contains(socket)
+            else { continue }
+            Glibc.kill(pid, SIGKILL)
+        }
     }
 }
