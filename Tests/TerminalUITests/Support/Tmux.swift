@@ -63,7 +63,7 @@ struct Tmux {
 
     /// Polls the screen until `condition` holds, or fails after `seconds` with the last screen.
     func waitFor(
-        _ what: String, seconds: Double = 10, _ condition: ([String]) -> Bool
+        _ what: String, seconds: Double = 60, _ condition: ([String]) -> Bool
     ) async throws -> [String] {
         let deadline = Date().addingTimeInterval(seconds)
         var last: [String] = []
