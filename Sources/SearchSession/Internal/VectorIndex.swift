@@ -23,6 +23,14 @@ internal import CVectorKernels
     /// The largest per-row error allowance of the float16 copy (see `cvk_encode_half_row`).
     private var halfAllowance: Double = 0
 
+    /// The kernel every search runs on this CPU, for benchmark reports.
+    public static var kernelDescription: String {
+        switch VectorKernel.best {
+        case .avx2: "AVX2 float16 filter + exact float32"
+        case .portable: "portable float32"
+        }
+    }
+
     /// An empty index for prints of `model`, each of `dimension` values.
     public init(model: String, dimension: Int) {
         self.model = model
