@@ -59,6 +59,14 @@ internal import CVectorKernels
         search(query, maxDistance: maxDistance, limit: limit, kernel: .best, filter: true)
     }
 
+    /// ``search(_:maxDistance:limit:)`` reading every row in float32 (no float16 filter pass), so
+    /// bench/vector can show what the filter adds to the kernel alone. Same answer.
+    public func searchWithoutFilter(
+        _ query: [Float], maxDistance: Float, limit: Int
+    ) -> [(doc: Int32, distance: Float)] {
+        search(query, maxDistance: maxDistance, limit: limit, kernel: .best, filter: false)
+    }
+
     /// ``search(_:maxDistance:limit:)`` with the kernel chosen by the caller, and the float16
     /// filter pass on or off (it only exists in the AVX2 kernel); tests force each path this way.
     func search(
