@@ -38,6 +38,10 @@ let package = Package(
             name: "CSearchProto", dependencies: ["CProtobufC"],
             cSettings: [.unsafeFlags(["-Wno-everything"])]),
 
+        // Our own exact vector-scan kernels (plain C, no outside dependencies): AVX2/FMA/F16C chosen
+        // at run time, a portable fallback everywhere else.
+        .target(name: "CVectorKernels"),
+
         // Swift value types over the generated C messages, and their validation.
         .target(name: "SearchAPI", dependencies: ["CSearchProto", "CProtobufC"], swiftSettings: swiftSettings),
         // gRPC over HTTP/2 cleartext: framing, compression, deadlines, server and client.
@@ -46,7 +50,7 @@ let package = Package(
         .target(name: "DeepLinkRouter", exclude: ["RouteTableFormat.md"], swiftSettings: swiftSettings),
         // Catalog, matching, facets, pages and session stores.
         .target(
-            name: "SearchSession", dependencies: ["CSQLite", "CPNG", "CJPEG", "CHiredis"],
+            name: "SearchSession", dependencies: ["CSQLite", "CPNG", "CJPEG", "CHiredis", "CVectorKernels"],
             exclude: ["CatalogFormat.md"],
             swiftSettings: swiftSettings),
         // The gRPC services: thin handlers from messages to the libraries.
@@ -70,7 +74,8 @@ let package = Package(
         .testTarget(name: "SearchAPITests", dependencies: ["SearchAPI"], swiftSettings: swiftSettings),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "RouterTests", dependencies: ["DeepLinkRouter"], swiftSettings: swiftSettings),
-        .testTarget(name: "SessionTests", dependencies: ["SearchSession"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SessionTests", dependencies: ["SearchSession", "CVectorKernels"], swiftSettings: swiftSettings),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SearchAPI"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",

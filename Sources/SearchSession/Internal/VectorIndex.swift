@@ -1,8 +1,14 @@
+internal import CVectorKernels
+
 /// An exact nearest-neighbour scan over the prints of one model.
 ///
 /// Vectors are L2-normalised at build time and stored contiguously; the distance between two
-/// prints is `1 − cosine similarity`, in 0...2. The scan is a SIMD dot product over every row:
-/// exact, no approximation.
+/// prints is `1 − cosine similarity`, in 0...2. The scan runs in our C kernels (CVectorKernels):
+/// on CPUs with AVX2, FMA and F16C it first reads a float16 copy of each row (half the memory
+/// traffic, which is what bounds a scan this size) and computes the float32 distance only for rows
+/// whose rigorous lower bound can still enter the answer, so the result is the exact scan's, bit
+/// for bit. Elsewhere a portable float32 scan runs. The float16 copy costs half as much memory
+/// again as the rows.
 ///
 /// Internal to the engine; the `Benchmarks` SPI lets bench/vector time the very same scan.
 @_spi(Benchmarks) public struct VectorIndex: Sendable {
@@ -12,6 +18,18 @@
     public let dimension: Int
     private(set) var rows: [Float] = []
     private(set) var docs: [Int32] = []
+    /// The float16 copy of every row, `cvk_half_stride(dimension)` values each (zero padded).
+    private var halfRows: [UInt16] = []
+    /// The largest per-row error allowance of the float16 copy (see `cvk_encode_half_row`).
+    private var halfAllowance: Double = 0
+
+    /// The kernel every search runs on this CPU, for benchmark reports.
+    public static var kernelDescription: String {
+        switch VectorKernel.best {
+        case .avx2: "AVX2 float16 filter + exact float32"
+        case .portable: "portable float32"
+        }
+    }
 
     /// An empty index for prints of `model`, each of `dimension` values.
     public init(model: String, dimension: Int) {
@@ -21,127 +39,80 @@
 
     /// Adds the print of document `doc`, normalised to unit length.
     public mutating func add(doc: Int32, values: [Float]) {
+        precondition(values.count == dimension)
         var v = values
         FeaturePrinter.normalize(&v)
         rows.append(contentsOf: v)
         docs.append(doc)
+        let stride = cvk_half_stride(dimension)
+        let start = halfRows.count
+        halfRows.append(contentsOf: repeatElement(0, count: stride))
+        let allowance = halfRows.withUnsafeMutableBufferPointer { half in
+            v.withUnsafeBufferPointer { cvk_encode_half_row($0.baseAddress!, dimension, half.baseAddress! + start) }
+        }
+        halfAllowance = max(halfAllowance, allowance)
     }
 
-    /// The `limit` rows nearest to `query` within `maxDistance`, nearest first (ties by document).
-    ///
-    /// One pass: four rows at a time share each load of the query (``dot4(_:_:_:)``); a row enters
-    /// the kept set only when it beats the current worst, so the cost is the scan plus O(kept) per
-    /// improvement.
+    /// The `limit` rows nearest to `query` within `maxDistance`, nearest first (ties by document
+    /// order of addition), with the fastest kernel this CPU runs.
     public func search(_ query: [Float], maxDistance: Float, limit: Int) -> [(doc: Int32, distance: Float)] {
+        search(query, maxDistance: maxDistance, limit: limit, kernel: .best, filter: true)
+    }
+
+    /// ``search(_:maxDistance:limit:)`` reading every row in float32 (no float16 filter pass), so
+    /// bench/vector can show what the filter adds to the kernel alone. Same answer.
+    public func searchWithoutFilter(
+        _ query: [Float], maxDistance: Float, limit: Int
+    ) -> [(doc: Int32, distance: Float)] {
+        search(query, maxDistance: maxDistance, limit: limit, kernel: .best, filter: false)
+    }
+
+    /// ``search(_:maxDistance:limit:)`` with the kernel chosen by the caller, and the float16
+    /// filter pass on or off (it only exists in the AVX2 kernel); tests force each path this way.
+    func search(
+        _ query: [Float], maxDistance: Float, limit: Int, kernel: VectorKernel, filter: Bool
+    ) -> [(doc: Int32, distance: Float)] {
         precondition(query.count == dimension)
-        guard limit > 0 else { return [] }
+        let capacity = min(max(limit, 0), docs.count)
+        guard capacity > 0 else { return [] }
         var q = query
         FeaturePrinter.normalize(&q)
-        let d = dimension
-        return rows.withUnsafeBufferPointer { rows in
-            q.withUnsafeBufferPointer { q in
-                docs.withUnsafeBufferPointer { docs in
-                    Self.scan(q.baseAddress!, rows.baseAddress!, docs, d, maxDistance, limit)
-                }
+        var found = [UInt32](repeating: 0, count: capacity)
+        var distances = [Float](repeating: 0, count: capacity)
+        let count = rows.withUnsafeBufferPointer { rows in
+            halfRows.withUnsafeBufferPointer { half in
+                var matrix = cvk_matrix(
+                    rows: rows.baseAddress, count: docs.count, dimension: dimension,
+                    half_rows: filter ? half.baseAddress : nil, half_allowance: halfAllowance)
+                return cvk_search(
+                    kernel.c, &matrix, q, maxDistance, capacity, &found, &distances)
             }
         }
+        return (0..<count).map { (doc: docs[Int(found[$0])], distance: distances[$0]) }
+    }
+}
+
+/// Which C kernel a scan runs: the portable one, or AVX2 + FMA + F16C where the CPU has them.
+enum VectorKernel: Sendable, CaseIterable {
+    case portable
+    case avx2
+
+    /// The fastest kernel this CPU runs, decided once.
+    static let best: VectorKernel = cvk_best_kernel() == CVK_KERNEL_AVX2 ? .avx2 : .portable
+
+    /// Whether this CPU can run the kernel.
+    var isAvailable: Bool { cvk_kernel_available(c) != 0 }
+
+    /// The dot product of `a` and `b` exactly as a scan with this kernel computes it for one row.
+    func dot(_ a: [Float], _ b: [Float]) -> Float {
+        precondition(a.count == b.count)
+        return cvk_dot(c, a, b, a.count)
     }
 
-    /// The scan itself, over raw buffers and local state only (no captured variables, so no
-    /// run-time exclusivity checks inside the loop).
-    private static func scan(
-        _ q: UnsafePointer<Float>, _ base: UnsafePointer<Float>, _ docs: UnsafeBufferPointer<Int32>, _ d: Int,
-        _ maxDistance: Float, _ limit: Int
-    ) -> [(doc: Int32, distance: Float)] {
-        var kept = [(doc: Int32, distance: Float)]()
-        kept.reserveCapacity(min(limit, docs.count) + 1)
-        var worst = maxDistance
-        var r = 0
-        while r + 4 <= docs.count {
-            let dots = dot4(q, base + r * d, d)
-            // One comparison for the four, as most blocks hold no candidate at all.
-            if any(1 - dots .<= worst) {
-                for k in 0..<4 { consider(docs[r + k], 1 - dots[k], &kept, &worst, limit) }
-            }
-            r += 4
+    fileprivate var c: cvk_kernel {
+        switch self {
+        case .portable: CVK_KERNEL_PORTABLE
+        case .avx2: CVK_KERNEL_AVX2
         }
-        while r < docs.count {
-            consider(docs[r], 1 - dot(q, base + r * d, d), &kept, &worst, limit)
-            r += 1
-        }
-        return kept
-    }
-
-    /// Keeps `doc` when it is within `worst`, in order, and tightens `worst` once `limit` are kept.
-    ///
-    @inline(__always)
-    private static func consider(
-        _ doc: Int32, _ distance: Float, _ kept: inout [(doc: Int32, distance: Float)], _ worst: inout Float,
-        _ limit: Int
-    ) {
-        guard distance <= worst else { return }
-        // Insert in order (rows are scanned in document order, so ties keep it).
-        var i = kept.count
-        while i > 0 && kept[i - 1].distance > distance { i -= 1 }
-        kept.insert((doc: doc, distance: distance), at: i)
-        if kept.count > limit {
-            kept.removeLast()
-            worst = kept[kept.count - 1].distance
-        }
-    }
-
-    /// The dot product of `a` with each of the four consecutive rows of `n` values at `rows`.
-    ///
-    /// Each row is summed in exactly the order ``dot(_:_:_:)`` uses, so a row's distance does not
-    /// depend on where in a block it falls.
-    @inline(__always)
-    static func dot4(_ a: UnsafePointer<Float>, _ rows: UnsafePointer<Float>, _ n: Int) -> SIMD4<Float> {
-        var acc0 = SIMD8<Float>()
-        var acc1 = SIMD8<Float>()
-        var acc2 = SIMD8<Float>()
-        var acc3 = SIMD8<Float>()
-        let ra = UnsafeRawPointer(a)
-        let r0 = UnsafeRawPointer(rows)
-        let r1 = r0 + n * 4
-        let r2 = r1 + n * 4
-        let r3 = r2 + n * 4
-        var i = 0
-        while i + 8 <= n {
-            let x = ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-            acc0 += x * r0.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-            acc1 += x * r1.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-            acc2 += x * r2.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-            acc3 += x * r3.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-            i += 8
-        }
-        var sums = SIMD4<Float>(acc0.sum(), acc1.sum(), acc2.sum(), acc3.sum())
-        while i < n {
-            sums[0] += a[i] * rows[i]
-            sums[1] += a[i] * rows[n + i]
-            sums[2] += a[i] * rows[2 * n + i]
-            sums[3] += a[i] * rows[3 * n + i]
-            i += 1
-        }
-        return sums
-    }
-
-    @inline(__always)
-    static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
-        var acc = SIMD8<Float>()
-        var i = 0
-        let ra = UnsafeRawPointer(a)
-        let rb = UnsafeRawPointer(b)
-        while i + 8 <= n {
-            acc +=
-                ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-                * rb.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-            i += 8
-        }
-        var sum = acc.sum()
-        while i < n {
-            sum += a[i] * b[i]
-            i += 1
-        }
-        return sum
     }
 }
