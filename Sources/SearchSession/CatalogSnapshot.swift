@@ -24,6 +24,8 @@ public final class CatalogSnapshot: Sendable {
     let facetIndex: FacetIndex
     /// Each entity's analyzed text, reused by the next snapshot for unchanged entities.
     let analyzed: [TextIndex.AnalyzedDoc]
+    /// Each entity's deep link for results, computed on first use (see ``EntityLinker``).
+    let linkCache = LinkCache()
 
     /// Builds a snapshot; with `previous` (and the same synonyms), unchanged entities reuse their
     /// analysis instead of running the analyzer again.

@@ -25,10 +25,14 @@ extension SearchEngine {
     /// - Parameters:
     ///   - session: The captured session.
     ///   - request: The whole refinement and the page token.
+    ///   - linker: Gives results their canonical deep links (cached per snapshot); without one,
+    ///     results carry the catalog's own links.
     /// - Returns: The search state.
     /// - Throws: ``SearchError/Code/invalidArgument`` for a bad filter, page size or page token,
     ///   or a token whose snapshot is no longer retained.
-    public func search(session: SessionRecord, request: SearchRequest) throws(SearchError) -> SearchState {
+    public func search(
+        session: SessionRecord, request: SearchRequest, linker: EntityLinker? = nil
+    ) throws(SearchError) -> SearchState {
         if request.pageSize < 0 { throw .invalid("page size \(request.pageSize) must not be negative") }
         let pageSize = min(
             request.pageSize > 0 ? request.pageSize : (session.pageSize > 0 ? session.pageSize : Self.defaultPageSize),
@@ -59,10 +63,16 @@ extension SearchEngine {
         let page = evaluation.hits.dropFirst(offset).prefix(pageSize)
         let several = total > 1
         let groups = evaluation.groups
-        let results = page.map { c in
-            Self.result(
-                s.entities[Int(c.doc)], candidate: c.textScore == nil && c.distance == nil ? nil : c, score: c.score,
-                parent: nil, groups: groups, locale: session.locale, several: several)
+        let usable = Ranker.usableGroups(groups)
+        let links = Self.links(page.map(\.doc), in: s, linker: linker)
+        let results = s.entities.withUnsafeBufferPointer { entities in
+            zip(page, links).map { c, link in
+                Self.result(
+                    entities[Int(c.doc)], candidate: c.textScore == nil && c.distance == nil ? nil : c,
+                    score: c.score, parent: nil,
+                    matchedTerms: Ranker.matchedTerms(c.matchedGroups, groups: groups, usable: usable),
+                    locale: session.locale, several: several, link: link)
+            }
         }
         let next = offset + page.count
         return SearchState(
@@ -114,7 +124,7 @@ extension SearchEngine {
                 s, groups: g, mode: .all, prints: session.prints, maxDistance: nil,
                 imageLimit: Self.searchImageCandidates)
                 ?? s.entities.indices.map {
-                    Candidate(doc: Int32($0), exact: false, score: 0, textScore: nil, distance: nil, matchedGroups: [])
+                    Candidate(doc: Int32($0), exact: false, score: 0, textScore: nil, distance: nil, matchedGroups: 0)
                 }
         }
 
