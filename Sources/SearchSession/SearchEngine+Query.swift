@@ -127,8 +127,8 @@ extension SearchEngine {
                 for _ in 0..<2 {
                     var next = [Int32]()
                     for e in frontier {
-                        for r in entities[Int(e)].related {
-                            guard let d = s.positions[r], !seen.contains(d) else { continue }
+                        for d in s.related(of: e) {
+                            guard !seen.contains(d) else { continue }
                             next.append(d)
                             guard related.count < relatedBudget, isCurrent(entities[Int(d)], today: cachedToday)
                             else { continue }

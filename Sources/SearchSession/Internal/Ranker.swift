@@ -41,12 +41,15 @@ enum Ranker {
 
     /// Ranks the snapshot for text groups and image prints.
     ///
+    /// - Parameter ordered: `false` leaves the candidates in document order, for a caller that
+    ///   counts facets over all of them (sequential memory access) and orders only what it shows
+    ///   (``top(_:_:)``).
     /// - Returns: Candidates, best first: exact hits, then score, then document number (only the
-    ///   best `topK` when given). `nil` when there was nothing to match on (no groups, no prints),
-    ///   so the caller can browse instead.
+    ///   best `topK` when given), or in document order when not `ordered`. `nil` when there was
+    ///   nothing to match on (no groups, no prints), so the caller can browse instead.
     static func rank(
         _ s: CatalogSnapshot, groups: [TextGroup], mode: Mode, prints: [FeaturePrint], maxDistance: Float?,
-        imageLimit: Int, topK: Int? = nil
+        imageLimit: Int, topK: Int? = nil, ordered: Bool = true
     ) -> [Candidate]? {
         let usableIndices = usableGroups(groups)
         if usableIndices.isEmpty && prints.isEmpty { return nil }
@@ -101,7 +104,7 @@ enum Ranker {
         }
         var out: [Candidate]
         if imageLists.isEmpty {
-            return top(text, topK)
+            return ordered ? top(text, topK) : text
         } else {
             var fused = [Int32: Candidate]()
             let textOrder = sorted(text)
@@ -126,7 +129,7 @@ enum Ranker {
             }
             out = Array(fused.values)
         }
-        return top(out, topK)
+        return ordered ? top(out, topK) : out.sorted { $0.doc < $1.doc }
     }
 
     /// The positions in `groups` of the groups that take part in matching: those with terms, at
@@ -145,7 +148,7 @@ enum Ranker {
 
     /// The best `k` candidates in order, without sorting them all when `k` is small.
     static func top(_ c: [Candidate], _ k: Int?) -> [Candidate] {
-        guard let k, c.count > k * 4 else { return sorted(c) }
+        guard let k, c.count / 4 > k else { return sorted(c) }
         var kept = [Candidate]()
         kept.reserveCapacity(k + 1)
         for x in c {
