@@ -274,12 +274,10 @@ struct Constraints {
     /// Whether nothing is constrained (the first page of a capture): every candidate passes.
     var isEmpty: Bool { types.isEmpty && categories.isEmpty && filters.isEmpty && expression == nil }
 
-    func passesType(_ e: borrowing Entity) -> Bool { types.isEmpty || types.contains(e.type) }
-    func passesCategory(_ e: borrowing Entity) -> Bool { passesCategory(e.category) }
+    /// Whether a category passes the category selection (a selected category or a descendant).
     func passesCategory(_ category: String) -> Bool {
         categories.isEmpty || categories.contains { categoryMatches(category, $0) }
     }
-    func passesExpression(_ e: borrowing Entity) -> Bool { expression?.matches(e) ?? true }
 
     /// The candidates whose entities pass every constraint, in order.
     ///
@@ -298,9 +296,5 @@ struct Constraints {
             return (expression?.matches(attributes: attributes) ?? true)
                 && filters.allSatisfy { $0.matches(attributes: attributes) }
         }
-    }
-
-    func matches(_ e: borrowing Entity) -> Bool {
-        passesType(e) && passesCategory(e) && passesExpression(e) && filters.allSatisfy { $0.matches(e) }
     }
 }
