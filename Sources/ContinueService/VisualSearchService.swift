@@ -7,7 +7,8 @@ public import WireProtocol
 ///
 /// Each handler converts the request, calls the search engine, the session layer or the router,
 /// and converts the answer back; library errors become their gRPC statuses. Results carry the
-/// router's canonical link for their entity, or the catalog's own link for a type without a route.
+/// router's canonical link for their entity, or the catalog's own link for a type without a route;
+/// each snapshot of the catalog computes an entity's link once, on first use (see ``EntityLinker``).
 public struct VisualSearchService: Sendable {
     /// Pixel buffers are large (a 5K screenshot is ~59 MB), so the methods that carry a
     /// descriptor or catalog entities accept more than the default 4 MiB.
@@ -17,10 +18,20 @@ public struct VisualSearchService: Sendable {
     public let sessions: SearchSessions
     /// The route table for Resolve, Link and result links.
     public let router: DeepLinkRouter.Router
+    /// The router's canonical links for results; a service with another router (a reloaded route
+    /// table) has its own linker, so the snapshots' cached links are never those of an old table.
+    private let linker: EntityLinker
 
     public init(sessions: SearchSessions, router: DeepLinkRouter.Router) {
         self.sessions = sessions
         self.router = router
+        linker = Self.linker(for: router)
+    }
+
+    /// The linker giving each entity the router's canonical link, `nil` (the catalog's own link)
+    /// for a type without a route.
+    static func linker(for router: DeepLinkRouter.Router) -> EntityLinker {
+        EntityLinker { entity in try? router.link(entityType: entity.type, id: entity.id).canonicalURL }
     }
 
     /// The methods to serve.
@@ -28,14 +39,14 @@ public struct VisualSearchService: Sendable {
         typealias Paths = MethodPaths.VisualSearch
         return [
             .unary(Paths.query, maxRequestBytes: Self.descriptorReceiveLimit) { (request: SearchAPI.QueryRequest, _) in
-                try SearchAPI.QueryResponse(results: query(request).map(linked))
+                try SearchAPI.QueryResponse(results: query(request))
             },
             .serverStreaming(Paths.streamQuery, maxRequestBytes: Self.descriptorReceiveLimit) {
                 (request: SearchAPI.QueryRequest, _, sink: MessageSink<SearchAPI.QueryResult>) in
                 let converted = try SearchSession.QueryRequest(request)
                 do {
-                    for try await result in sessions.engine.streamQuery(converted) {
-                        try await sink.send(linked(SearchAPI.QueryResult(result)))
+                    for try await result in sessions.engine.streamQuery(converted, linker: linker) {
+                        try await sink.send(SearchAPI.QueryResult(result))
                     }
                 } catch let error as SearchError {
                     throw RPCError(error)
@@ -45,16 +56,16 @@ public struct VisualSearchService: Sendable {
                 (request: CaptureRequest, _) throws(RPCError) -> SearchAPI.SearchState in
                 let descriptor = try SearchSession.Descriptor(request.descriptor)
                 let state = try await mappingErrors { () async throws(SearchError) in
-                    try await sessions.capture(descriptor, pageSize: Int(request.pageSize))
+                    try await sessions.capture(descriptor, pageSize: Int(request.pageSize), linker: linker)
                 }
-                return linked(SearchAPI.SearchState(state))
+                return SearchAPI.SearchState(state)
             },
             .unary(Paths.search) { (request: SearchAPI.SearchRequest, _) throws(RPCError) -> SearchAPI.SearchState in
                 let converted = try SearchSession.SearchRequest(request)
                 let state = try await mappingErrors { () async throws(SearchError) in
-                    try await sessions.search(converted)
+                    try await sessions.search(converted, linker: linker)
                 }
-                return linked(SearchAPI.SearchState(state))
+                return SearchAPI.SearchState(state)
             },
             .unary(Paths.resolve) { (request: ResolveRequest, _) throws(RPCError) -> SearchAPI.Destination in
                 try resolve(request)
@@ -87,7 +98,7 @@ public struct VisualSearchService: Sendable {
     private func query(_ request: SearchAPI.QueryRequest) throws(RPCError) -> [SearchAPI.QueryResult] {
         let converted = try SearchSession.QueryRequest(request)
         do {
-            return try sessions.engine.query(converted).map(SearchAPI.QueryResult.init)
+            return try sessions.engine.query(converted, linker: linker).map(SearchAPI.QueryResult.init)
         } catch {
             throw RPCError(error)
         }
@@ -134,21 +145,5 @@ public struct VisualSearchService: Sendable {
         } catch {
             throw RPCError(code: .internalError, message: "\(error)")
         }
-    }
-
-    /// The result with the router's canonical link for its entity, when its type has a route.
-    private func linked(_ result: SearchAPI.QueryResult) -> SearchAPI.QueryResult {
-        guard let entity = result.entity, let link = try? router.link(entityType: entity.type, id: entity.id) else {
-            return result
-        }
-        var result = result
-        result.deepLink = link.canonicalURL
-        return result
-    }
-
-    private func linked(_ state: SearchAPI.SearchState) -> SearchAPI.SearchState {
-        var state = state
-        state.results = state.results.map(linked)
-        return state
     }
 }

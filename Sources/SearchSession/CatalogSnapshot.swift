@@ -24,6 +24,13 @@ public final class CatalogSnapshot: Sendable {
     let facetIndex: FacetIndex
     /// Each entity's analyzed text, reused by the next snapshot for unchanged entities.
     let analyzed: [TextIndex.AnalyzedDoc]
+    /// Each entity's deep link for results, computed on first use (see ``EntityLinker``).
+    let linkCache = LinkCache()
+    /// Document `d`'s related entities that are in the snapshot, as document numbers, in order:
+    /// `relatedDocs[relatedStart[d]..<relatedStart[d + 1]]`. The sheet follows them on every
+    /// query; numbering them once spares it hashing references.
+    let relatedStart: [Int32]
+    let relatedDocs: [Int32]
 
     /// Builds a snapshot; with `previous` (and the same synonyms), unchanged entities reuse their
     /// analysis instead of running the analyzer again.
@@ -84,6 +91,15 @@ public final class CatalogSnapshot: Sendable {
         }
         self.vectors = vectors
         self.positions = positions
+        var relatedStart: [Int32] = [0]
+        var relatedDocs = [Int32]()
+        relatedStart.reserveCapacity(entities.count + 1)
+        for e in entities {
+            for r in e.related { if let d = positions[r] { relatedDocs.append(d) } }
+            relatedStart.append(Int32(relatedDocs.count))
+        }
+        self.relatedStart = relatedStart
+        self.relatedDocs = relatedDocs
         stringAttributes = strings
         var buckets = [String: NumberBuckets]()
         for (name, r) in ranges where !strings.contains(name) {
@@ -99,6 +115,11 @@ public final class CatalogSnapshot: Sendable {
     /// The entity with this reference, if the snapshot has it.
     public func entity(_ ref: EntityRef) -> Entity? {
         positions[ref].map { entities[Int($0)] }
+    }
+
+    /// The related entities of document `doc` that are in the snapshot, as document numbers.
+    func related(of doc: Int32) -> ArraySlice<Int32> {
+        relatedDocs[Int(relatedStart[Int(doc)])..<Int(relatedStart[Int(doc) + 1])]
     }
 
     /// The number of entities.

@@ -127,6 +127,8 @@ public struct Entity: Hashable, Sendable {
     /// The title and subtitle to show in `locale`: an exact match (`de-AT`), then its language
     /// (`de`), then the default.
     public func display(locale: String) -> LocalizedText {
+        // Most entities and requests have no locale to look up: skip building the key.
+        if locale.isEmpty || localized.isEmpty { return LocalizedText(title: title, subtitle: subtitle) }
         let key = locale.replacingUnderscores()
         if !key.isEmpty {
             if let t = localized[key] { return t.filled(from: self) }

@@ -16,30 +16,33 @@ extension SearchEngine {
         var attributeSeen = [Bool](repeating: false, count: index.attributeNames.count)
         // The common refinement selects no type and no filters: skip those checks per hit.
         let allowedTypes = c.types.isEmpty ? nil : index.typeNames.map { c.types.contains($0) }
-        s.entities.withUnsafeBufferPointer { entities in
-            for cand in candidates {
-                let doc = Int(cand.doc)
-                if c.expression != nil && !c.passesExpression(entities[doc]) { continue }
-                let pairs = Int(index.pairStart[doc])..<Int(index.pairStart[doc + 1])
-                for p in pairs { attributeSeen[Int(index.pairs[p].attribute)] = true }
-                let t = allowedTypes?[Int(index.typeOf[doc])] ?? true
-                let k = c.categories.isEmpty || c.passesCategory(entities[doc])
-                var failed = [String]()
-                for f in c.filters where !f.matches(entities[doc]) && !failed.contains(f.attribute) {
+        // Entities are read field by field in place, never copied whole.
+        let entities = s.entities
+        for cand in candidates {
+            let doc = Int(cand.doc)
+            if let e = c.expression, !e.matches(attributes: entities[doc].attributes) { continue }
+            let pairs = Int(index.pairStart[doc])..<Int(index.pairStart[doc + 1])
+            for p in pairs { attributeSeen[Int(index.pairs[p].attribute)] = true }
+            let t = allowedTypes?[Int(index.typeOf[doc])] ?? true
+            let k = c.categories.isEmpty || c.passesCategory(entities[doc].category)
+            var failed = [String]()
+            if !c.filters.isEmpty {
+                let attributes = entities[doc].attributes
+                for f in c.filters where !f.matches(attributes: attributes) && !failed.contains(f.attribute) {
                     failed.append(f.attribute)
                 }
-                if k && failed.isEmpty { typeCounts[Int(index.typeOf[doc])] += 1 }
-                if t && failed.isEmpty {
-                    for p in Int(index.categoryStart[doc])..<Int(index.categoryStart[doc + 1]) {
-                        categoryCounts[Int(index.categoryIDs[p])] += 1
-                    }
+            }
+            if k && failed.isEmpty { typeCounts[Int(index.typeOf[doc])] += 1 }
+            if t && failed.isEmpty {
+                for p in Int(index.categoryStart[doc])..<Int(index.categoryStart[doc + 1]) {
+                    categoryCounts[Int(index.categoryIDs[p])] += 1
                 }
-                guard t && k && failed.count <= 1 else { continue }
-                for p in pairs {
-                    let pair = index.pairs[p]
-                    if failed.count == 1 && failed[0] != index.attributeNames[Int(pair.attribute)] { continue }
-                    valueCounts[Int(pair.value)] += 1
-                }
+            }
+            guard t && k && failed.count <= 1 else { continue }
+            for p in pairs {
+                let pair = index.pairs[p]
+                if failed.count == 1 && failed[0] != index.attributeNames[Int(pair.attribute)] { continue }
+                valueCounts[Int(pair.value)] += 1
             }
         }
         func named(_ names: [String], _ counts: some Collection<Int>) -> [String: Int] {

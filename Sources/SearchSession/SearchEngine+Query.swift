@@ -8,11 +8,14 @@ extension SearchEngine {
     /// results (an album's artist, and that artist's upcoming concerts) are added, marked
     /// ``MatchKind/related``, with half their parent's score. Nothing within threshold → `[]`.
     ///
-    /// - Parameter request: The descriptor, limit and max distance.
+    /// - Parameters:
+    ///   - request: The descriptor, limit and max distance.
+    ///   - linker: Gives results their canonical deep links (cached per snapshot); without one,
+    ///     results carry the catalog's own links.
     /// - Returns: At most `limit` results, best first.
     /// - Throws: ``SearchError/Code/invalidArgument`` for a malformed descriptor, a negative or
     ///   non-finite max distance, or a print whose length differs from its model's in the catalog.
-    public func query(_ request: QueryRequest) throws(SearchError) -> [QueryResult] {
+    public func query(_ request: QueryRequest, linker: EntityLinker? = nil) throws(SearchError) -> [QueryResult] {
         let limit = try Self.limit(request.limit)
         if let d = request.maxDistance, !(d.isFinite && d >= 0) {
             throw .invalid("max distance \(d) must be a finite number ≥ 0")
@@ -25,7 +28,8 @@ extension SearchEngine {
                 s, groups: groups, mode: .any, prints: prints, maxDistance: request.maxDistance,
                 imageLimit: Self.sheetImageCandidates, topK: limit) ?? []
         return Self.sheet(
-            ranked, in: s, groups: groups, limit: limit, locale: request.descriptor.locale, today: today())
+            ranked, in: s, groups: groups, limit: limit, locale: request.descriptor.locale, today: today,
+            linker: linker)
     }
 
     /// How many nearest prints a sheet query fuses (the sheet shows at most 20).
@@ -64,6 +68,12 @@ extension SearchEngine {
     /// Today's date as `YYYY-MM-DD` (UTC), for "upcoming" related entities.
     func today() -> String { Self.civilDate(unixMs: nowMs()) }
 
+    /// The deep links of `docs` in `s`: the linker's (cached with the snapshot), else the catalog's.
+    static func links(_ docs: [Int32], in s: CatalogSnapshot, linker: EntityLinker?) -> [String] {
+        if let linker { return s.linkCache.links(docs, entities: s.entities, linker: linker) }
+        return docs.map { s.entities[Int($0)].link }
+    }
+
     static func civilDate(unixMs: Int64) -> String {
         // Howard Hinnant's days-to-civil algorithm.
         let days = Int((unixMs / 1000).dividedFloor(by: 86_400))
@@ -84,68 +94,94 @@ extension SearchEngine {
     }
 
     /// Whether a related entity is worth surfacing: a dated entity (a concert) only when upcoming.
-    static func isCurrent(_ e: Entity, today: String) -> Bool {
-        guard case .string(let date)? = e.attributes["date"], date.count >= 10 else { return true }
-        return String(date.prefix(10)) >= today
+    ///
+    /// - Parameter today: Today's date, asked for only when the entity is dated.
+    static func isCurrent(_ e: borrowing Entity, today: () -> String) -> Bool {
+        guard case .string(let date)? = e.attributes["date"], date.utf8.count >= 10 else { return true }
+        return date.count >= 10 ? String(date.prefix(10)) >= today() : true
     }
 
     /// Builds the sheet from a ranking: primaries, their related entities, display fields.
+    ///
+    /// Entities are read in place by document number; the few documents seen while following
+    /// related links are kept in an array (a set would cost more than it saves at this size).
     static func sheet(
-        _ ranked: [Candidate], in s: CatalogSnapshot, groups: [TextGroup], limit: Int, locale: String, today: String
+        _ ranked: [Candidate], in s: CatalogSnapshot, groups: [TextGroup], limit: Int, locale: String,
+        today: () -> String, linker: EntityLinker?
     ) -> [QueryResult] {
-        var chosen = [(doc: Int32, score: Float, candidate: Candidate?, parent: EntityRef?)]()
-        var seen = Set<Int32>()
-        let primaries = Array(ranked.prefix(limit))
-        for c in primaries { seen.insert(c.doc) }
+        var todayText: String?
+        func cachedToday() -> String {
+            if let todayText { return todayText }
+            let t = today()
+            todayText = t
+            return t
+        }
+        let primaries = ranked.prefix(limit)
+        var seen = primaries.map(\.doc)
         // Related entities of the top primaries: one hop (album → artist) and two (→ concerts).
-        var related = [(doc: Int32, score: Float, parent: EntityRef)]()
+        var related = [(doc: Int32, score: Float, parent: Int32)]()
         let relatedBudget = primaries.count >= limit ? max(1, limit / 3) : limit - primaries.count
-        for c in primaries.prefix(3) where related.count < relatedBudget {
-            let parent = s.entities[Int(c.doc)]
-            var frontier = [parent]
-            for _ in 0..<2 {
-                var next = [Entity]()
-                for e in frontier {
-                    for r in e.related {
-                        guard let d = s.positions[r], !seen.contains(d) else { continue }
-                        let target = s.entities[Int(d)]
-                        next.append(target)
-                        guard isCurrent(target, today: today), related.count < relatedBudget else { continue }
-                        seen.insert(d)
-                        related.append((d, c.score * 0.5, parent.ref))
+        s.entities.withUnsafeBufferPointer { entities in
+            for c in primaries.prefix(3) where related.count < relatedBudget {
+                var frontier = [c.doc]
+                for _ in 0..<2 {
+                    var next = [Int32]()
+                    for e in frontier {
+                        for d in s.related(of: e) {
+                            guard !seen.contains(d) else { continue }
+                            next.append(d)
+                            guard related.count < relatedBudget, isCurrent(entities[Int(d)], today: cachedToday)
+                            else { continue }
+                            seen.append(d)
+                            related.append((d, c.score * 0.5, c.doc))
+                        }
                     }
+                    frontier = next
                 }
-                frontier = next
             }
         }
         let primaryCount = min(primaries.count, limit - related.count)
-        for c in primaries.prefix(primaryCount) { chosen.append((c.doc, c.score, c, nil)) }
-        for r in related { chosen.append((r.doc, r.score, nil, r.parent)) }
-        let several = chosen.count > 1
-        return chosen.map { item in
-            let e = s.entities[Int(item.doc)]
-            return result(
-                e, candidate: item.candidate, score: item.score, parent: item.parent, groups: groups,
-                locale: locale, several: several)
+        var docs = primaries.prefix(primaryCount).map(\.doc)
+        docs += related.map(\.doc)
+        let links = Self.links(docs, in: s, linker: linker)
+        let several = docs.count > 1
+        let usable = Ranker.usableGroups(groups)
+        var out = [QueryResult]()
+        out.reserveCapacity(docs.count)
+        s.entities.withUnsafeBufferPointer { entities in
+            for (k, c) in primaries.prefix(primaryCount).enumerated() {
+                out.append(
+                    result(
+                        entities[Int(c.doc)], candidate: c, score: c.score, parent: nil,
+                        matchedTerms: Ranker.matchedTerms(c.matchedGroups, groups: groups, usable: usable),
+                        locale: locale, several: several, link: links[k]))
+            }
+            for (k, r) in related.enumerated() {
+                out.append(
+                    result(
+                        entities[Int(r.doc)], candidate: nil, score: r.score, parent: entities[Int(r.parent)].ref,
+                        matchedTerms: [], locale: locale, several: several, link: links[primaryCount + k]))
+            }
         }
+        return out
     }
 
     static func result(
-        _ e: Entity, candidate: Candidate?, score: Float, parent: EntityRef?, groups: [TextGroup], locale: String,
-        several: Bool
+        _ e: borrowing Entity, candidate: Candidate?, score: Float, parent: EntityRef?, matchedTerms: [String],
+        locale: String, several: Bool, link: String
     ) -> QueryResult {
         let text = e.display(locale: locale)
         return QueryResult(
             entity: e.ref, title: truncate(text.title, 80), subtitle: truncate(text.subtitle, 160),
             thumbnailURL: several ? (e.thumbnailURL.isEmpty ? e.imageURL : e.thumbnailURL) : "",
-            imageURL: several ? "" : (e.imageURL.isEmpty ? e.thumbnailURL : e.imageURL), deepLink: e.link,
+            imageURL: several ? "" : (e.imageURL.isEmpty ? e.thumbnailURL : e.imageURL), deepLink: link,
             score: score, match: candidate?.match ?? .related, distance: candidate?.distance,
-            matchedTerms: candidate?.matchedGroups.map { groups[$0].display } ?? [], relatedTo: parent,
-            category: e.category)
+            matchedTerms: matchedTerms, relatedTo: parent, category: e.category)
     }
 
     static func truncate(_ s: String, _ n: Int) -> String {
-        s.count <= n ? s : String(s.prefix(n - 1)) + "…"
+        // A string of at most n bytes has at most n characters: skip counting characters.
+        s.utf8.count <= n || s.count <= n ? s : String(s.prefix(n - 1)) + "…"
     }
 }
 
@@ -163,12 +199,16 @@ extension SearchEngine {
     /// together after the scan; the stream lets a server-streaming handler send each as soon as it
     /// is encoded. Cancelling the consuming task stops the stream.
     ///
-    /// - Parameter request: The descriptor, limit and max distance.
+    /// - Parameters:
+    ///   - request: The descriptor, limit and max distance.
+    ///   - linker: Gives results their canonical deep links, as for ``query(_:linker:)``.
     /// - Returns: The results, or a ``SearchError`` as the stream's error.
-    public func streamQuery(_ request: QueryRequest) -> AsyncThrowingStream<QueryResult, any Error> {
+    public func streamQuery(
+        _ request: QueryRequest, linker: EntityLinker? = nil
+    ) -> AsyncThrowingStream<QueryResult, any Error> {
         AsyncThrowingStream { continuation in
             do {
-                for r in try query(request) {
+                for r in try query(request, linker: linker) {
                     if case .terminated = continuation.yield(r) { return }
                 }
                 continuation.finish()

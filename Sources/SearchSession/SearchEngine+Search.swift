@@ -25,10 +25,14 @@ extension SearchEngine {
     /// - Parameters:
     ///   - session: The captured session.
     ///   - request: The whole refinement and the page token.
+    ///   - linker: Gives results their canonical deep links (cached per snapshot); without one,
+    ///     results carry the catalog's own links.
     /// - Returns: The search state.
     /// - Throws: ``SearchError/Code/invalidArgument`` for a bad filter, page size or page token,
     ///   or a token whose snapshot is no longer retained.
-    public func search(session: SessionRecord, request: SearchRequest) throws(SearchError) -> SearchState {
+    public func search(
+        session: SessionRecord, request: SearchRequest, linker: EntityLinker? = nil
+    ) throws(SearchError) -> SearchState {
         if request.pageSize < 0 { throw .invalid("page size \(request.pageSize) must not be negative") }
         let pageSize = min(
             request.pageSize > 0 ? request.pageSize : (session.pageSize > 0 ? session.pageSize : Self.defaultPageSize),
@@ -54,15 +58,24 @@ extension SearchEngine {
             s = pinned
             offset = token.offset
         }
-        let evaluation = evaluate(s, session: session, request: request)
-        let total = evaluation.hits.count
+        let evaluation = evaluate(
+            s, session: session, request: request,
+            needed: offset.addingReportingOverflow(pageSize).overflow
+                ? .max : offset + pageSize)
+        let total = evaluation.total
         let page = evaluation.hits.dropFirst(offset).prefix(pageSize)
         let several = total > 1
         let groups = evaluation.groups
-        let results = page.map { c in
-            Self.result(
-                s.entities[Int(c.doc)], candidate: c.textScore == nil && c.distance == nil ? nil : c, score: c.score,
-                parent: nil, groups: groups, locale: session.locale, several: several)
+        let usable = Ranker.usableGroups(groups)
+        let links = Self.links(page.map(\.doc), in: s, linker: linker)
+        let results = s.entities.withUnsafeBufferPointer { entities in
+            zip(page, links).map { c, link in
+                Self.result(
+                    entities[Int(c.doc)], candidate: c.textScore == nil && c.distance == nil ? nil : c,
+                    score: c.score, parent: nil,
+                    matchedTerms: Ranker.matchedTerms(c.matchedGroups, groups: groups, usable: usable),
+                    locale: session.locale, several: several, link: link)
+            }
         }
         let next = offset + page.count
         return SearchState(
@@ -79,7 +92,10 @@ extension SearchEngine {
         var queryText: String
         var chips: [Chip]
         var groups: [TextGroup]
+        /// The hits in their final order, at least the first `needed` of them.
         var hits: [Candidate]
+        /// How many hits there are in all.
+        var total: Int
         var facets: [Facet]
         var filters: [AttributeFilter]
         var relaxations: [Relaxation]
@@ -87,7 +103,13 @@ extension SearchEngine {
     }
 
     /// Everything but the page cut: deterministic for a snapshot, a session and a refinement.
-    func evaluate(_ s: CatalogSnapshot, session: SessionRecord, request r: SearchRequest) -> Evaluation {
+    ///
+    /// Candidates stay in document order until the facets are counted (the facet index is then
+    /// read front to back instead of at random); only the first `needed` hits are put in order
+    /// when sorting by relevance.
+    func evaluate(
+        _ s: CatalogSnapshot, session: SessionRecord, request r: SearchRequest, needed: Int = .max
+    ) -> Evaluation {
         let disabled = Set(r.disabledLabels.map { Analyzer.tokens($0).joined(separator: " ") })
         var chips = session.labels.map { l in
             Chip(
@@ -112,9 +134,9 @@ extension SearchEngine {
         func base(_ g: [TextGroup]) -> [Candidate] {
             Ranker.rank(
                 s, groups: g, mode: .all, prints: session.prints, maxDistance: nil,
-                imageLimit: Self.searchImageCandidates)
+                imageLimit: Self.searchImageCandidates, ordered: false)
                 ?? s.entities.indices.map {
-                    Candidate(doc: Int32($0), exact: false, score: 0, textScore: nil, distance: nil, matchedGroups: [])
+                    Candidate(doc: Int32($0), exact: false, score: 0, textScore: nil, distance: nil, matchedGroups: 0)
                 }
         }
 
@@ -175,10 +197,15 @@ extension SearchEngine {
             hits = constraints.filter(candidates, in: s)
         }
         let facets = Self.facets(s, candidates: candidates, constraints: constraints, request: r)
-        hits = Self.sort(hits, in: s, by: r.sort, locale: session.locale)
+        let total = hits.count
+        if r.sort.key == .relevance {
+            hits = Ranker.top(hits, needed)
+        } else {
+            hits = Self.sort(Ranker.sorted(hits), in: s, by: r.sort, locale: session.locale)
+        }
         return Evaluation(
-            queryText: queryText, chips: chips, groups: g, hits: hits, facets: facets, filters: constraints.filters,
-            relaxations: relaxations, browse: browse)
+            queryText: queryText, chips: chips, groups: g, hits: hits, total: total, facets: facets,
+            filters: constraints.filters, relaxations: relaxations, browse: browse)
     }
 
     static func topCategories(_ s: CatalogSnapshot) -> [FacetValue] {
@@ -244,19 +271,30 @@ struct Constraints {
     var filters: [AttributeFilter]
     var expression: FilterExpression?
 
-    func passesType(_ e: borrowing Entity) -> Bool { types.isEmpty || types.contains(e.type) }
-    func passesCategory(_ e: borrowing Entity) -> Bool {
-        categories.isEmpty || categories.contains { categoryMatches(e.category, $0) }
-    }
-    func passesExpression(_ e: borrowing Entity) -> Bool { expression?.matches(e) ?? true }
-    /// The candidates whose entities pass every constraint, in order.
-    func filter(_ candidates: [Candidate], in s: CatalogSnapshot) -> [Candidate] {
-        s.entities.withUnsafeBufferPointer { entities in
-            candidates.filter { matches(entities[Int($0.doc)]) }
-        }
+    /// Whether nothing is constrained (the first page of a capture): every candidate passes.
+    var isEmpty: Bool { types.isEmpty && categories.isEmpty && filters.isEmpty && expression == nil }
+
+    /// Whether a category passes the category selection (a selected category or a descendant).
+    func passesCategory(_ category: String) -> Bool {
+        categories.isEmpty || categories.contains { categoryMatches(category, $0) }
     }
 
-    func matches(_ e: borrowing Entity) -> Bool {
-        passesType(e) && passesCategory(e) && passesExpression(e) && filters.allSatisfy { $0.matches(e) }
+    /// The candidates whose entities pass every constraint, in order.
+    ///
+    /// Entities are read field by field in place: a whole-entity copy per candidate (retaining
+    /// every field) cost more than the checks themselves.
+    func filter(_ candidates: [Candidate], in s: CatalogSnapshot) -> [Candidate] {
+        if isEmpty { return candidates }
+        let index = s.facetIndex
+        let allowedTypes = types.isEmpty ? nil : index.typeNames.map { types.contains($0) }
+        return candidates.filter { c in
+            let doc = Int(c.doc)
+            if let allowedTypes, !allowedTypes[Int(index.typeOf[doc])] { return false }
+            if !categories.isEmpty && !passesCategory(s.entities[doc].category) { return false }
+            if expression == nil && filters.isEmpty { return true }
+            let attributes = s.entities[doc].attributes
+            return (expression?.matches(attributes: attributes) ?? true)
+                && filters.allSatisfy { $0.matches(attributes: attributes) }
+        }
     }
 }

@@ -32,10 +32,13 @@ public final class SearchSessions: Sendable {
     /// - Parameters:
     ///   - descriptor: What was captured.
     ///   - pageSize: Results per page; 0 means 20, values above 100 are capped.
+    ///   - linker: Gives results their canonical deep links (see ``SearchEngine/search(session:request:linker:)``).
     /// - Returns: The pre-populated search state.
     /// - Throws: ``SearchError/Code/invalidArgument`` for a malformed descriptor;
     ///   ``SearchError/Code/storage`` when the session cannot be stored.
-    public func capture(_ descriptor: Descriptor, pageSize: Int = 0) async throws(SearchError) -> SearchState {
+    public func capture(
+        _ descriptor: Descriptor, pageSize: Int = 0, linker: EntityLinker? = nil
+    ) async throws(SearchError) -> SearchState {
         if pageSize < 0 { throw .invalid("page size \(pageSize) must not be negative") }
         let prints = try SearchEngine.prints(of: descriptor, in: engine.snapshot)
         let now = engine.nowMs()
@@ -47,18 +50,20 @@ public final class SearchSessions: Sendable {
             pageSize: pageSize == 0 ? SearchEngine.defaultPageSize : min(pageSize, Self.maximumPageSize),
             createdAtUnixMs: now, expiresAtUnixMs: now + ttlMs)
         try await store.save(record)
-        return try engine.search(session: record, request: SearchRequest(sessionID: record.id))
+        return try engine.search(session: record, request: SearchRequest(sessionID: record.id), linker: linker)
     }
 
     /// Refines a session.
     ///
-    /// - Parameter request: The whole refinement and the page token.
+    /// - Parameters:
+    ///   - request: The whole refinement and the page token.
+    ///   - linker: Gives results their canonical deep links (see ``SearchEngine/search(session:request:linker:)``).
     /// - Returns: The search state for that page.
     /// - Throws: ``SearchError/Code/notFound`` for an unknown or expired session;
     ///   ``SearchError/Code/invalidArgument`` for a bad refinement or token.
-    public func search(_ request: SearchRequest) async throws(SearchError) -> SearchState {
+    public func search(_ request: SearchRequest, linker: EntityLinker? = nil) async throws(SearchError) -> SearchState {
         let record = try await store.load(id: request.sessionID, nowUnixMs: engine.nowMs())
-        return try engine.search(session: record, request: request)
+        return try engine.search(session: record, request: request, linker: linker)
     }
 
     /// Deletes expired sessions from the store.

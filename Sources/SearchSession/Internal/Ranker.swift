@@ -7,8 +7,9 @@ struct Candidate: Sendable {
     var score: Float
     var textScore: Float?
     var distance: Float?
-    /// Indices of the text groups (labels, then free text) it matched.
-    var matchedGroups: [Int]
+    /// The usable text groups it matched, one bit per position in ``Ranker/usableGroups(_:)``
+    /// (at most 32); a bit set instead of an array keeps candidates allocation-free.
+    var matchedGroups: UInt32
 
     var match: MatchKind {
         switch (textScore != nil, distance != nil) {
@@ -40,43 +41,55 @@ enum Ranker {
 
     /// Ranks the snapshot for text groups and image prints.
     ///
+    /// - Parameter ordered: `false` leaves the candidates in document order, for a caller that
+    ///   counts facets over all of them (sequential memory access) and orders only what it shows
+    ///   (``top(_:_:)``).
     /// - Returns: Candidates, best first: exact hits, then score, then document number (only the
-    ///   best `topK` when given). `nil` when there was nothing to match on (no groups, no prints),
-    ///   so the caller can browse instead.
+    ///   best `topK` when given), or in document order when not `ordered`. `nil` when there was
+    ///   nothing to match on (no groups, no prints), so the caller can browse instead.
     static func rank(
         _ s: CatalogSnapshot, groups: [TextGroup], mode: Mode, prints: [FeaturePrint], maxDistance: Float?,
-        imageLimit: Int, topK: Int? = nil
+        imageLimit: Int, topK: Int? = nil, ordered: Bool = true
     ) -> [Candidate]? {
-        // At most 32 groups (labels and free text).
-        let usable = Array(groups.filter { !$0.terms.isEmpty }.prefix(32))
-        if usable.isEmpty && prints.isEmpty { return nil }
+        let usableIndices = usableGroups(groups)
+        if usableIndices.isEmpty && prints.isEmpty { return nil }
         var text = [Candidate]()
-        if !usable.isEmpty {
+        if !usableIndices.isEmpty {
             // Each group's matches come in document order; tag them with the group, sort by
             // document, and fold runs. Memory is proportional to the matches, not the catalog.
             var hits = [(doc: Int32, group: Int32, score: Float)]()
-            var exactHits = Set<Int64>()
-            for (g, group) in usable.enumerated() {
+            // Exact title/tag hits per group, in document order like the runs below, so one
+            // cursor per group replaces a hash set.
+            var exactLists = [[Int32]]()
+            var exactCursor = [Int](repeating: 0, count: usableIndices.count)
+            for (g, index) in usableIndices.enumerated() {
+                let group = groups[index]
                 let m = s.text.matchSorted(group.terms)
                 hits.reserveCapacity(hits.count + m.docs.count)
                 for (k, d) in m.docs.enumerated() { hits.append((d, Int32(g), m.scores[k] * group.weight)) }
-                for d in s.text.exactMatches(group.terms) { exactHits.insert(Int64(d) << 6 | Int64(g)) }
+                exactLists.append(m.docs.isEmpty ? [] : s.text.exactMatches(group.terms))
             }
-            if usable.count > 1 { hits.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.group < $1.group } }
-            let indices = usable.map { u in groups.firstIndex { $0.display == u.display } ?? 0 }
+            if usableIndices.count > 1 { hits.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.group < $1.group } }
+            let all: UInt32 = usableIndices.count == 32 ? .max : (1 << UInt32(usableIndices.count)) - 1
+            text.reserveCapacity(hits.count)
             var i = 0
             while i < hits.count {
                 let d = hits[i].doc
                 var score: Float = 0
-                var matched = [Int]()
+                var matched: UInt32 = 0
                 var exact = false
                 while i < hits.count && hits[i].doc == d {
+                    let g = Int(hits[i].group)
                     score += hits[i].score
-                    matched.append(indices[Int(hits[i].group)])
-                    if exactHits.contains(Int64(d) << 6 | Int64(hits[i].group)) { exact = true }
+                    matched |= 1 << UInt32(g)
+                    let list = exactLists[g]
+                    var c = exactCursor[g]
+                    while c < list.count && list[c] < d { c += 1 }
+                    exactCursor[g] = c
+                    if c < list.count && list[c] == d { exact = true }
                     i += 1
                 }
-                if mode == .all && matched.count != usable.count { continue }
+                if mode == .all && matched != all { continue }
                 text.append(
                     Candidate(
                         doc: d, exact: exact, score: score, textScore: score, distance: nil, matchedGroups: matched))
@@ -91,7 +104,7 @@ enum Ranker {
         }
         var out: [Candidate]
         if imageLists.isEmpty {
-            return top(text, topK)
+            return ordered ? top(text, topK) : text
         } else {
             var fused = [Int32: Candidate]()
             let textOrder = sorted(text)
@@ -110,18 +123,32 @@ enum Ranker {
                     } else {
                         fused[hit.doc] = Candidate(
                             doc: hit.doc, exact: false, score: add, textScore: nil, distance: hit.distance,
-                            matchedGroups: [])
+                            matchedGroups: 0)
                     }
                 }
             }
             out = Array(fused.values)
         }
-        return top(out, topK)
+        return ordered ? top(out, topK) : out.sorted { $0.doc < $1.doc }
+    }
+
+    /// The positions in `groups` of the groups that take part in matching: those with terms, at
+    /// most 32.
+    static func usableGroups(_ groups: [TextGroup]) -> [Int] {
+        Array(groups.indices.filter { !groups[$0].terms.isEmpty }.prefix(32))
+    }
+
+    /// The display texts of the groups a candidate matched, in group order.
+    static func matchedTerms(_ mask: UInt32, groups: [TextGroup], usable: [Int]) -> [String] {
+        guard mask != 0 else { return [] }
+        var out = [String]()
+        for (k, index) in usable.enumerated() where mask & (1 << UInt32(k)) != 0 { out.append(groups[index].display) }
+        return out
     }
 
     /// The best `k` candidates in order, without sorting them all when `k` is small.
     static func top(_ c: [Candidate], _ k: Int?) -> [Candidate] {
-        guard let k, c.count > k * 4 else { return sorted(c) }
+        guard let k, c.count / 4 > k else { return sorted(c) }
         var kept = [Candidate]()
         kept.reserveCapacity(k + 1)
         for x in c {

@@ -63,8 +63,12 @@ extension AttributeFilter {
     }
 
     /// Whether an entity satisfies the filter; a missing attribute never does.
-    func matches(_ e: borrowing Entity) -> Bool {
-        guard let value = e.attributes[attribute] else { return false }
+    func matches(_ e: borrowing Entity) -> Bool { matches(attributes: e.attributes) }
+
+    /// Whether an entity with these attributes satisfies the filter (callers pass an entity's
+    /// attributes in place of a copy of the whole entity).
+    func matches(attributes: [String: AttributeValue]) -> Bool {
+        guard let value = attributes[attribute] else { return false }
         switch (condition, value) {
         case (.anyOf(let values), .string(let s)): return values.contains(s)
         case (.anyOf(let values), .number(let n)): return values.contains { Double($0) == n }
@@ -85,12 +89,15 @@ extension FilterExpression {
         }
     }
 
-    func matches(_ e: borrowing Entity) -> Bool {
+    func matches(_ e: borrowing Entity) -> Bool { matches(attributes: e.attributes) }
+
+    /// Whether an entity with these attributes satisfies the expression.
+    func matches(attributes: [String: AttributeValue]) -> Bool {
         switch self {
-        case .filter(let f): f.matches(e)
-        case .all(let children): children.allSatisfy { $0.matches(e) }
-        case .any(let children): children.contains { $0.matches(e) }
-        case .not(let child): !child.matches(e)
+        case .filter(let f): f.matches(attributes: attributes)
+        case .all(let children): children.allSatisfy { $0.matches(attributes: attributes) }
+        case .any(let children): children.contains { $0.matches(attributes: attributes) }
+        case .not(let child): !child.matches(attributes: attributes)
         }
     }
 }

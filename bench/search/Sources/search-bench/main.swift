@@ -105,10 +105,41 @@ let sessions = descriptors.enumerated().map { i, d in
         id: "bench-\(i)", labels: d.labels, prints: [], source: .camera, locale: "", pageSize: 20,
         createdAtUnixMs: 0, expiresAtUnixMs: .max)
 }
-try measure("search page 1 + facets", rounds: 1, { i in
+// The peers' facet counts (bench/search-peers.py) for the same AND-of-labels search: ours must be equal,
+// or the timings below would not compare the same work. Relaxed searches (no hit for all labels)
+// answer a different question and are left out.
+let peerFacetsPath = (queriesPath as NSString).deletingLastPathComponent + "/peer-facets.json"
+if let data = FileManager.default.contents(atPath: peerFacetsPath),
+    let peerFacets = try? JSONDecoder().decode([[String: [String: Int]]].self, from: data),
+    peerFacets.count == sessions.count
+{
+    var equal = 0
+    var relaxed = 0
+    var firstDifference: String?
+    for (i, session) in sessions.enumerated() {
+        let state = try engine.search(session: session, request: SearchRequest(sessionID: session.id))
+        if !state.relaxations.isEmpty {
+            relaxed += 1
+            continue
+        }
+        var ours = [String: [String: Int]]()
+        for f in state.facets where !f.values.isEmpty {
+            ours[f.name] = Dictionary(uniqueKeysWithValues: f.values.map { ($0.value, $0.count) })
+        }
+        if ours == peerFacets[i] {
+            equal += 1
+        } else if firstDifference == nil {
+            firstDifference = "query \(i): ours \(ours) vs the peers' \(peerFacets[i])"
+        }
+    }
+    print("facets equal to the peers' on \(equal) of \(sessions.count - relaxed) searches (\(relaxed) relaxed, not compared)")
+    if let firstDifference { print("  first difference: \(firstDifference)") }
+}
+
+try measure("search page 1 + facets", rounds: 3, { i in
     _ = try engine.search(session: sessions[i], request: SearchRequest(sessionID: sessions[i].id))
 }, count: sessions.count)
-try measure("search + category + year filter", rounds: 1, { i in
+try measure("search + category + year filter", rounds: 3, { i in
     _ = try engine.search(
         session: sessions[i],
         request: SearchRequest(
