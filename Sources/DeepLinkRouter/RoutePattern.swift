@@ -14,6 +14,17 @@ public enum ParameterKind: String, Hashable, Sendable, CaseIterable {
     case catchAll
 }
 
+extension ParameterKind {
+    /// Whether every valid value is a plain token (ASCII letters, digits, `-`, `_`): nothing to
+    /// percent-encode, no control characters, no dot segments.
+    var isPlainToken: Bool {
+        switch self {
+        case .int, .uuid, .slug: true
+        case .enum, .string, .catchAll: false
+        }
+    }
+}
+
 /// A parameter type: its kind and, for `.enum`, the allowed values.
 struct ParameterType: Hashable, Sendable {
     var kind: ParameterKind

@@ -99,6 +99,10 @@ final class RouterCore: Sendable {
     let entityRoutes: [String: Int]
     let fallback: RouteInfo?
     let strictTrailingSlash: Bool
+    /// The entity types that have a route, for lookups that neither hash nor allocate; the
+    /// route indices in `entityRouteIndices` at the same positions.
+    let entityTypes: ByteStrings
+    let entityRouteIndices: [Int]
 
     init(table: RouteTable, maxURLLength: Int) {
         self.table = table
@@ -113,6 +117,9 @@ final class RouterCore: Sendable {
             if let type = info.entityType { entityRoutes[type] = info.index }
         }
         self.entityRoutes = entityRoutes
+        let entities = entityRoutes.sorted { $0.key < $1.key }
+        entityTypes = ByteStrings(entities.map(\.key))
+        entityRouteIndices = entities.map(\.value)
         fallback = table.fallbackRoute.flatMap { name in table.infos.first { $0.name == name } }
         strictTrailingSlash = table.trailingSlash == .strict
     }
@@ -120,6 +127,13 @@ final class RouterCore: Sendable {
     deinit {
         schemes.deallocate()
         hosts.deallocate()
+        entityTypes.deallocate()
+    }
+
+    /// The index of the route that opens `entityType`, if any.
+    @inline(__always)
+    func entityRouteIndex(_ entityType: String) -> Int? {
+        withUTF8Bytes(entityType) { entityTypes.firstIndex(of: $0) }.map { entityRouteIndices[$0] }
     }
 
     @inline(__always)
@@ -189,16 +203,23 @@ struct ByteStrings: @unchecked Sendable {
     /// Whether one of the strings equals `candidate`.
     @inline(__always)
     func contains(_ candidate: UnsafeBufferPointer<UInt8>) -> Bool {
+        firstIndex(of: candidate) != nil
+    }
+
+    /// The position of the string equal to `candidate`, if any.
+    @inline(__always)
+    func firstIndex(of candidate: UnsafeBufferPointer<UInt8>) -> Int? {
         var start = 0
         for index in 0..<count {
             let end = ends[index]
             if end - start == candidate.count
-                && memoryEqual(bytes.baseAddress! + start, candidate.baseAddress!, candidate.count)
+                && (candidate.count == 0
+                    || memoryEqual(bytes.baseAddress! + start, candidate.baseAddress!, candidate.count))
             {
-                return true
+                return index
             }
             start = end
         }
-        return false
+        return nil
     }
 }
