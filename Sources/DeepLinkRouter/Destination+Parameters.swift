@@ -3,7 +3,7 @@ extension Destination {
     /// query parameters by name.
     ///
     /// A collection of ``Parameter`` values that resolving fills without touching the heap for
-    /// typical URLs: the values of up to four parameters, 64 UTF-8 bytes in all, are kept inline
+    /// typical URLs: the values of up to four parameters, 48 UTF-8 bytes in all, are kept inline
     /// and become `String`s only when an element is read; names and kinds are never copied but
     /// read from the route table. Further parameters and longer values are stored as strings in
     /// an array (one allocation, plus one per value longer than 15 bytes).
@@ -11,24 +11,27 @@ extension Destination {
         /// The route the parameters belong to; it names and types every slot.
         let info: RouteInfo
         /// The inline values' bytes, back to back.
-        private var inlineBytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
-            0, 0, 0, 0, 0, 0, 0, 0
-        )
+        private var inlineBytes: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
         /// Where each inline value ends in `inlineBytes`.
         private var inlineEnds: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
         /// The slots of the inline values: each parameter's position among the route's path
         /// parameters, then its query parameters.
-        private var inlineSlots: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
+        private var inlineSlots: (UInt16, UInt16, UInt16, UInt16) = (0, 0, 0, 0)
         /// How many parameters are inline; the rest, in order, are in `spilled`.
-        private var inlineCount = 0
+        private var storedInlineCount: UInt8 = 0
+        private var storedCount: UInt32 = 0
         private var spilled: [Spilled] = []
+
+        // Small fields keep a `Resolution` within 128 bytes, which the compiler copies with a
+        // few vector moves rather than a call to memcpy.
+        private var inlineCount: Int { Int(storedInlineCount) }
         /// How many parameters there are.
-        public private(set) var count = 0
+        public var count: Int { Int(storedCount) }
 
         /// At most this many parameters are stored inline.
         static let inlineCapacity = 4
         /// Inline values hold at most this many bytes together.
-        static let inlineByteCapacity = 64
+        static let inlineByteCapacity = 48
 
         private struct Spilled: Hashable, Sendable {
             var slot: Int
@@ -93,10 +96,10 @@ extension Destination {
             let start = inlineCount == 0 ? 0 : inlineEnd(inlineCount - 1)
             guard
                 spilled.isEmpty && inlineCount < Self.inlineCapacity
-                    && start + bytes.count <= Self.inlineByteCapacity
+                    && start + bytes.count <= Self.inlineByteCapacity && slot <= Int(UInt16.max)
             else {
                 spilled.append(Spilled(slot: slot, value: String(decoding: bytes, as: UTF8.self)))
-                count += 1
+                storedCount += 1
                 return
             }
             withUnsafeMutableBytes(of: &inlineBytes) { raw in
@@ -105,24 +108,25 @@ extension Destination {
                         from: UnsafeRawBufferPointer(bytes))
                 }
             }
-            // Slots count a route's parameters and ends stay within 64, so both fit.
             let end = UInt8(truncatingIfNeeded: start + bytes.count)
-            let slot32 = UInt32(truncatingIfNeeded: slot)
+            let slot16 = UInt16(truncatingIfNeeded: slot)
             switch inlineCount {
-            case 0: (inlineEnds.0, inlineSlots.0) = (end, slot32)
-            case 1: (inlineEnds.1, inlineSlots.1) = (end, slot32)
-            case 2: (inlineEnds.2, inlineSlots.2) = (end, slot32)
-            default: (inlineEnds.3, inlineSlots.3) = (end, slot32)
+            case 0: (inlineEnds.0, inlineSlots.0) = (end, slot16)
+            case 1: (inlineEnds.1, inlineSlots.1) = (end, slot16)
+            case 2: (inlineEnds.2, inlineSlots.2) = (end, slot16)
+            default: (inlineEnds.3, inlineSlots.3) = (end, slot16)
             }
-            inlineCount += 1
-            count += 1
+            storedInlineCount += 1
+            storedCount += 1
         }
 
         /// Adds the value of the route's parameter in `slot`.
         mutating func append(slot: Int, value: String) {
-            if value.utf8.count > Self.inlineByteCapacity || !spilled.isEmpty || inlineCount == Self.inlineCapacity {
+            if value.utf8.count > Self.inlineByteCapacity || !spilled.isEmpty || inlineCount == Self.inlineCapacity
+                || slot > Int(UInt16.max)
+            {
                 spilled.append(Spilled(slot: slot, value: value))
-                count += 1
+                storedCount += 1
                 return
             }
             withUTF8Bytes(value) { append(slot: slot, bytes: $0) }

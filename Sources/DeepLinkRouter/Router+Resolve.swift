@@ -178,7 +178,8 @@ extension Router {
                     return .refused(refusal)
                 }
                 let route = core.match(
-                    bytes.baseAddress!, start: range.lowerBound, end: range.upperBound, scratch: scratch,
+                    bytes.baseAddress!, start: range.lowerBound, end: range.upperBound,
+                    scratch: layout.hostOrPathHasPercent ? scratch : nil,
                     captures: captures.baseAddress!)
                 if route < 0 { return fallback(bytes, layout, range, scratch: scratch) }
                 let info = core.infos[route]

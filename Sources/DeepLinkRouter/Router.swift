@@ -141,28 +141,37 @@ final class RouterCore: Sendable {
         guard bytes.count > 0, bytes[0] == 0x2F else { return nil }
         let captureCount = 2 * tables.maxCaptures + 2
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: captureCount) { captures in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { scratch in
-                let route = match(
-                    bytes.baseAddress!, start: 1, end: bytes.count, scratch: scratch.baseAddress!,
-                    captures: captures.baseAddress!)
-                guard route >= 0 else { return nil }
-                let count = Int(tables.parameterCounts[route])
-                var match = Router.PathMatch(routeIndex: route, parameterCount: count, bounds: (0, 0, 0, 0, 0, 0, 0, 0))
-                withUnsafeMutableBytes(of: &match.bounds) { raw in
-                    for index in 0..<min(count, 8) {
-                        let packed = UInt64(captures[2 * index]) << 32 | UInt64(captures[2 * index + 1])
-                        raw.storeBytes(of: packed, toByteOffset: index * 8, as: UInt64.self)
-                    }
+            // Scratch memory only serves to decode '%' escapes; most paths have none.
+            if containsPercent(bytes) {
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { scratch in
+                    pathMatch(bytes, scratch: scratch.baseAddress!, captures: captures.baseAddress!)
                 }
-                return match
+            }
+            return pathMatch(bytes, scratch: nil, captures: captures.baseAddress!)
+        }
+    }
+
+    @inline(__always)
+    func pathMatch(
+        _ bytes: UnsafeBufferPointer<UInt8>, scratch: UnsafeMutablePointer<UInt8>?, captures: UnsafeMutablePointer<Int>
+    ) -> Router.PathMatch? {
+        let route = match(bytes.baseAddress!, start: 1, end: bytes.count, scratch: scratch, captures: captures)
+        guard route >= 0 else { return nil }
+        let count = Int(tables.parameterCounts[route])
+        var match = Router.PathMatch(routeIndex: route, parameterCount: count, bounds: (0, 0, 0, 0, 0, 0, 0, 0))
+        withUnsafeMutableBytes(of: &match.bounds) { raw in
+            for index in 0..<min(count, 8) {
+                let packed = UInt64(captures[2 * index]) << 32 | UInt64(captures[2 * index + 1])
+                raw.storeBytes(of: packed, toByteOffset: index * 8, as: UInt64.self)
             }
         }
+        return match
     }
 
     /// Runs the matcher with the trailing-slash policy.
     @inline(__always)
     func match(
-        _ path: UnsafePointer<UInt8>, start: Int, end: Int, scratch: UnsafeMutablePointer<UInt8>,
+        _ path: UnsafePointer<UInt8>, start: Int, end: Int, scratch: UnsafeMutablePointer<UInt8>?,
         captures: UnsafeMutablePointer<Int>
     ) -> Int {
         let tables = self.tables
