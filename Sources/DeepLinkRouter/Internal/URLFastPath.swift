@@ -47,12 +47,16 @@ enum URLFastPath {
         layout.hostStart = index
         let hostSet = special != nil ? Allowed.specialHost : Allowed.opaqueHost
         var labelStart = index
+        // The common bytes first: one set test per byte, separators only at the end.
         while index < count {
             let byte = input[index]
+            if hostSet.contains(byte) {
+                if byte == 0x2E { labelStart = index &+ 1 }
+                index &+= 1
+                continue
+            }
             if byte == 0x2F || byte == 0x3F || byte == 0x23 { break }
-            guard hostSet.contains(byte) else { return nil }
-            if byte == 0x2E { labelStart = index &+ 1 }
-            index &+= 1
+            return nil
         }
         layout.hostEnd = index
         if special != nil {
@@ -68,6 +72,11 @@ enum URLFastPath {
             index &+= 1
             while true {
                 let byte: UInt8 = index < count ? input[index] : 0x3F
+                // The segment set holds neither '/' nor '?' nor '#'.
+                if Allowed.segment.contains(byte) {
+                    index &+= 1
+                    continue
+                }
                 if byte == 0x2F || byte == 0x3F || byte == 0x23 {
                     let length = index &- segmentStart
                     if (length == 1 && input[segmentStart] == 0x2E)
@@ -77,7 +86,7 @@ enum URLFastPath {
                     }
                     if byte != 0x2F { break }
                     segmentStart = index &+ 1
-                } else if !Allowed.segment.contains(byte) {
+                } else {
                     return nil
                 }
                 index &+= 1
@@ -88,10 +97,9 @@ enum URLFastPath {
             index &+= 1
             layout.queryStart = index
             let querySet = special != nil ? Allowed.specialQuery : Allowed.query
-            while index < count && input[index] != 0x23 {
-                guard querySet.contains(input[index]) else { return nil }
-                index &+= 1
-            }
+            // The query sets do not hold '#'.
+            while index < count && querySet.contains(input[index]) { index &+= 1 }
+            if index < count && input[index] != 0x23 { return nil }
             layout.queryEnd = index
         }
         if index < count && input[index] == 0x23 {
