@@ -140,32 +140,28 @@ final class RouterCore: Sendable {
     func lookup(_ bytes: UnsafeBufferPointer<UInt8>) -> Router.PathMatch? {
         guard bytes.count > 0, bytes[0] == 0x2F else { return nil }
         let captureCount = 2 * tables.maxCaptures + 2
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: captureCount) { captures in
-            // Scratch memory only serves to decode '%' escapes; most paths have none.
-            if containsPercent(bytes) {
-                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { scratch in
-                    pathMatch(bytes, scratch: scratch.baseAddress!, captures: captures.baseAddress!)
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: captureCount) { buffer in
+            let captures = buffer.baseAddress!
+            var route = match(bytes.baseAddress!, start: 1, end: bytes.count, scratch: nil, captures: captures)
+            if route == MatcherTables.needsScratch {
+                // Scratch memory only serves to decode '%' escapes; most paths have none.
+                route = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { scratch in
+                    match(
+                        bytes.baseAddress!, start: 1, end: bytes.count, scratch: scratch.baseAddress!,
+                        captures: captures)
                 }
             }
-            return pathMatch(bytes, scratch: nil, captures: captures.baseAddress!)
-        }
-    }
-
-    @inline(__always)
-    func pathMatch(
-        _ bytes: UnsafeBufferPointer<UInt8>, scratch: UnsafeMutablePointer<UInt8>?, captures: UnsafeMutablePointer<Int>
-    ) -> Router.PathMatch? {
-        let route = match(bytes.baseAddress!, start: 1, end: bytes.count, scratch: scratch, captures: captures)
-        guard route >= 0 else { return nil }
-        let count = Int(tables.parameterCounts[route])
-        var match = Router.PathMatch(routeIndex: route, parameterCount: count, bounds: (0, 0, 0, 0, 0, 0, 0, 0))
-        withUnsafeMutableBytes(of: &match.bounds) { raw in
-            for index in 0..<min(count, 8) {
-                let packed = UInt64(captures[2 * index]) << 32 | UInt64(captures[2 * index + 1])
-                raw.storeBytes(of: packed, toByteOffset: index * 8, as: UInt64.self)
+            guard route >= 0 else { return nil }
+            let count = Int(tables.parameterCounts[route])
+            var result = Router.PathMatch(routeIndex: route, parameterCount: count, bounds: (0, 0, 0, 0, 0, 0, 0, 0))
+            withUnsafeMutableBytes(of: &result.bounds) { raw in
+                for index in 0..<min(count, 8) {
+                    let packed = UInt64(captures[2 * index]) << 32 | UInt64(captures[2 * index + 1])
+                    raw.storeBytes(of: packed, toByteOffset: index * 8, as: UInt64.self)
+                }
             }
+            return result
         }
-        return match
     }
 
     /// Runs the matcher with the trailing-slash policy.
@@ -174,10 +170,13 @@ final class RouterCore: Sendable {
         _ path: UnsafePointer<UInt8>, start: Int, end: Int, scratch: UnsafeMutablePointer<UInt8>?,
         captures: UnsafeMutablePointer<Int>
     ) -> Int {
-        let tables = self.tables
         let found = tables.match(
             MatcherTables.Lookup(path: path, end: end, scratch: scratch, captures: captures), start: start)
-        if found >= 0 || strictTrailingSlash || end <= start || path[end - 1] != 0x2F { return found }
+        if found >= 0 || found == MatcherTables.needsScratch || strictTrailingSlash || end <= start
+            || path[end - 1] != 0x2F
+        {
+            return found
+        }
         return tables.match(
             MatcherTables.Lookup(path: path, end: end - 1, scratch: scratch, captures: captures), start: start)
     }

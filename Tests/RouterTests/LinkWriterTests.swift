@@ -75,19 +75,25 @@ import Testing
         ) { try router.link(route: route, parameters: [name: value]) }
     }
 
-    @Test func slashAndPercentScansAgreeWithAByteLoop() {
+    @Test func segmentScanAgreesWithAByteLoop() {
         var generator = SplitMix64(seed: 5)
         let alphabet = Array("ab/%-".utf8)
         for _ in 0..<5000 {
-            let bytes = (0..<(generator.next() % 40)).map { _ in alphabet[Int(generator.next() % 5)] }
-            let start = bytes.isEmpty ? 0 : Int(generator.next() % UInt64(bytes.count))
-            bytes.withUnsafeBufferPointer { buffer in
-                let expected = bytes[start...].firstIndex(of: 0x2F) ?? bytes.count
-                if let base = buffer.baseAddress {
-                    #expect(findSlash(base, from: start, end: bytes.count) == expected)
-                }
-                #expect(containsPercent(buffer) == bytes.contains(0x25))
-            }
+            let bytes = (0..<(1 + generator.next() % 40)).map { _ in alphabet[Int(generator.next() % 5)] }
+            let start = Int(generator.next() % UInt64(bytes.count))
+            let end = bytes[start...].firstIndex(of: 0x2F) ?? bytes.count
+            let scan = bytes.withUnsafeBufferPointer { findSegmentEnd($0.baseAddress!, from: start, end: bytes.count) }
+            #expect(scan.hasPercent == bytes[start..<end].contains(0x25), "\(bytes) from \(start)")
+            if !scan.hasPercent { #expect(scan.end == end, "\(bytes) from \(start)") }
         }
+    }
+
+    @Test func encodedPathsMatchThroughTheScratchRetry() throws {
+        let router = try demoRouter()
+        let plain = try #require(router.lookup(path: "/album/abbey-road/track/7"))
+        let encoded = try #require(router.lookup(path: "/album/abbey%2Droad/track/%37"))
+        #expect(plain.routeIndex == encoded.routeIndex)
+        #expect(encoded.parameterRange(at: 0) == 7..<19)
+        #expect(router.lookup(path: "/album/abbey%2Froad/track/7")?.routeIndex != plain.routeIndex)
     }
 }

@@ -240,9 +240,12 @@ extension MatcherTables {
         let captures: UnsafeMutablePointer<Int>
     }
 
+    /// What `match` returns when a segment holds `%` and the lookup has no scratch memory.
+    static let needsScratch = -2
+
     /// Matches the path `path[start..<end]` (segments separated by `/`, no leading `/`).
     ///
-    /// - Returns: The index of the matched route, or -1.
+    /// - Returns: The index of the matched route, -1, or `needsScratch` (only without scratch).
     @inline(__always)
     func match(_ lookup: Lookup, start: Int) -> Int {
         match(node: 0, position: start, depth: 0, lookup)
@@ -288,7 +291,10 @@ extension MatcherTables {
                     limit = UnsafePointer(scratch + lookup.end)
                 }
             } else {
-                segmentEnd = findSlash(lookup.path, from: position, end: lookup.end)
+                let scan = findSegmentEnd(lookup.path, from: position, end: lookup.end)
+                // An escape to decode, and no scratch memory: the caller retries with some.
+                if scan.hasPercent { return Self.needsScratch }
+                segmentEnd = scan.end
                 length = segmentEnd &- position
             }
             let next = segmentEnd &+ 1
@@ -334,7 +340,7 @@ extension MatcherTables {
                     continue
                 }
                 let found = match(node: staticChild, position: next, depth: depth, lookup)
-                if found >= 0 { return found }
+                if found >= 0 || found == Self.needsScratch { return found }
             } else if onlyStatic {
                 return -1
             }
@@ -350,6 +356,7 @@ extension MatcherTables {
                         lookup.captures[2 &* depth] = position
                         lookup.captures[2 &* depth &+ 1] = segmentEnd
                         let found = match(node: Int(edge.child), position: next, depth: depth &+ 1, lookup)
+                        if found == Self.needsScratch { return found }
                         if found >= 0 {
                             lastEdge = edgeIndex
                             if best < 0 || found < best {
@@ -380,7 +387,7 @@ extension MatcherTables {
                     continue
                 }
                 let found = match(node: Int(node.pointee.stringChild), position: next, depth: depth &+ 1, lookup)
-                if found >= 0 { return found }
+                if found >= 0 || found == Self.needsScratch { return found }
             }
             if node.pointee.catchAllRoute >= 0 {
                 lookup.captures[2 &* depth] = position
@@ -425,36 +432,37 @@ extension MatcherTables {
     }
 }
 
-/// The index of the first `/` in `path[start..<end]`, or `end`; eight bytes at a time.
+/// The index of the first `/` in `path[start..<end]` (or `end`), unless a `%` comes before it:
+/// then `hasPercent` is true and the index means nothing. Eight bytes at a time.
 @inline(__always)
-func findSlash(_ path: UnsafePointer<UInt8>, from start: Int, end: Int) -> Int {
+func findSegmentEnd(_ path: UnsafePointer<UInt8>, from start: Int, end: Int) -> (end: Int, hasPercent: Bool) {
     var index = start
     while index &+ 8 <= end {
-        let word = UnsafeRawPointer(path + index).loadUnaligned(as: UInt64.self) ^ 0x2F2F_2F2F_2F2F_2F2F
-        // The lowest byte that was '/' (now zero) sets its high bit; higher false hits do not matter.
-        let zeros = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
-        if zeros != 0 { return index &+ zeros.trailingZeroBitCount &>> 3 }
+        let word = UnsafeRawPointer(path + index).loadUnaligned(as: UInt64.self)
+        // A byte equal to the target becomes zero and sets its high bit; a false hit only ever
+        // lies above a true one, so the lowest hit is exact and "any hit" is too.
+        let slashes = zeroBytes(word ^ 0x2F2F_2F2F_2F2F_2F2F)
+        let percents = zeroBytes(word ^ 0x2525_2525_2525_2525)
+        if slashes != 0 {
+            let below = (slashes & (0 &- slashes)) &- 1
+            return (index &+ slashes.trailingZeroBitCount &>> 3, percents & below != 0)
+        }
+        if percents != 0 { return (index, true) }
         index &+= 8
     }
-    while index < end && path[index] != 0x2F { index &+= 1 }
-    return index
-}
-
-/// Whether `bytes` hold a `%`; eight bytes at a time.
-@inline(__always)
-func containsPercent(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let base = bytes.baseAddress else { return false }
-    var index = 0
-    while index &+ 8 <= bytes.count {
-        let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) ^ 0x2525_2525_2525_2525
-        if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { return true }
-        index &+= 8
-    }
-    while index < bytes.count {
-        if base[index] == 0x25 { return true }
+    while index < end {
+        let byte = path[index]
+        if byte == 0x2F { break }
+        if byte == 0x25 { return (index, true) }
         index &+= 1
     }
-    return false
+    return (index, false)
+}
+
+/// The high bit of every zero byte of `word` (and possibly of bytes above a zero byte).
+@inline(__always)
+func zeroBytes(_ word: UInt64) -> UInt64 {
+    (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
 }
 
 @inline(__always)
