@@ -2,8 +2,9 @@
 /// generates canonical links back.
 ///
 /// Immutable and `Sendable`: build one per route table and share it. Resolving only navigates;
-/// it never loads content. The lookup itself does not allocate: parsing, matching and decoding
-/// work in stack memory, and only the returned destination is built on the heap.
+/// it never loads content. Resolving a typical URL does not allocate: parsing, matching and
+/// decoding work in stack memory, and the destination keeps its values inline (see
+/// ``Destination/Parameters``). Reverse routing allocates only the link strings it returns.
 public struct Router: Sendable {
     /// Everything the router holds, behind one reference so that copying a router costs one
     /// retain.
