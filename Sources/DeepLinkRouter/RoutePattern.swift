@@ -75,9 +75,8 @@ struct ParameterType: Hashable, Sendable {
             return !bytes.isEmpty
                 && bytes.allSatisfy { isASCIIAlpha($0) || isASCIIDigit($0) || $0 == 0x2D || $0 == 0x5F }
         case .enum:
-            for value in values {
-                var value = value
-                if value.withUTF8({ $0.elementsEqual(bytes) }) { return true }
+            for value in values where value.utf8.count == bytes.count {
+                if withUTF8Bytes(value, { bytesEqual($0, bytes) }) { return true }
             }
             return false
         case .string, .catchAll:

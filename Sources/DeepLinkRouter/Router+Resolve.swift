@@ -222,7 +222,7 @@ extension Router {
                 var equals = pairStart
                 while equals < pairEnd && bytes[equals] != 0x3D { equals += 1 }
                 let length = decode(bytes, pairStart..<equals, form: true, into: scratch + pairStart)
-                if UnsafeBufferPointer(start: scratch + pairStart, count: length).elementsEqual(wanted) {
+                if bytesEqual(UnsafeBufferPointer(start: scratch + pairStart, count: length), wanted) {
                     return min(equals + 1, pairEnd)..<pairEnd
                 }
                 pairStart = pairEnd + 1

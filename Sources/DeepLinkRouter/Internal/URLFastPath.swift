@@ -6,6 +6,8 @@
 /// and goes through the full parser, which gives the same answer for these inputs.
 enum URLFastPath {
     enum Allowed {
+        /// Lower-case letters, digits, '+', '-' and '.'.
+        @inline(__always) static var scheme: ByteSet { ByteSet(low: 0x03FF680000000000, high: 0x07FFFFFE00000000) }
         @inline(__always) static var specialHost: ByteSet { ByteSet(low: 0x03FF600000000000, high: 0x07FFFFFE00000000) }
         @inline(__always) static var opaqueHost: ByteSet { ByteSet(low: 0x03FF600000000000, high: 0x47FFFFFE87FFFFFE) }
         @inline(__always) static var segment: ByteSet { ByteSet(low: 0x2FFF7FD200000000, high: 0x47FFFFFE87FFFFFF) }
@@ -22,14 +24,7 @@ enum URLFastPath {
         var index = 0
         // Scheme: lower-case letters, digits, '+', '-', '.', starting with a letter.
         guard count > 0, input[0] >= 0x61, input[0] <= 0x7A else { return nil }
-        while index < count {
-            let byte = input[index]
-            if (byte >= 0x61 && byte <= 0x7A) || isASCIIDigit(byte) || byte == 0x2B || byte == 0x2D || byte == 0x2E {
-                index &+= 1
-            } else {
-                break
-            }
-        }
+        while index < count && Allowed.scheme.contains(input[index]) { index &+= 1 }
         guard index + 2 < count, input[index] == 0x3A, input[index + 1] == 0x2F, input[index + 2] == 0x2F else {
             return nil
         }
