@@ -73,7 +73,7 @@ struct ParameterType: Hashable, Sendable {
             return true
         case .slug:
             return !bytes.isEmpty
-                && bytes.allSatisfy { isASCIIAlpha($0) || isASCIIDigit($0) || $0 == 0x2D || $0 == 0x5F }
+                && bytes.allSatisfy { ByteSets.slug.contains($0) }
         case .enum:
             for value in values where value.utf8.count == bytes.count {
                 if withUTF8Bytes(value, { bytesEqual($0, bytes) }) { return true }

@@ -70,6 +70,8 @@ enum ByteSets {
     @inline(__always) static var authoritySegmentKeep: ByteSet {
         ByteSet(low: 0x2BFF77D200000000, high: 0x47FFFFFE87FFFFFE)
     }
+    /// The bytes of a slug: ASCII letters, digits, `-` and `_`.
+    @inline(__always) static var slug: ByteSet { ByteSet(low: 0x03FF200000000000, high: 0x07FFFFFE87FFFFFE) }
     /// What the application/x-www-form-urlencoded serializer leaves unencoded (space becomes `+`).
     @inline(__always) static var formKeep: ByteSet { ByteSet(low: 0x03FF640000000000, high: 0x07FFFFFE87FFFFFE) }
 }

@@ -409,7 +409,7 @@ extension MatcherTables {
             guard length >= 1 else { return false }
             for index in 0..<length {
                 let byte = segment[index]
-                if !(isASCIIAlpha(byte) || isASCIIDigit(byte) || byte == 0x2D || byte == 0x5F) { return false }
+                if !ByteSets.slug.contains(byte) { return false }
             }
             return true
         case .enum:
