@@ -49,20 +49,22 @@ public struct EntityReference: Hashable, Sendable {
 
 /// Where a URL or an open-intent target leads: a screen with typed parameters.
 ///
-/// Resolving never loads content: a destination only says what to open.
+/// Resolving never loads content: a destination only says what to open. It refers to its
+/// route's shared description rather than copying names, and keeps its parameters inline (see
+/// ``Parameters``), so resolving a typical URL does not allocate.
 public struct Destination: Hashable, Sendable, CustomStringConvertible {
-    let info: RouteInfo
     /// The path parameters in pattern order, then the query parameters by name.
-    public let parameters: [Parameter]
+    public let parameters: Parameters
     /// Why the URL fell back to this destination, or `nil` when a route matched it.
     public let fallbackReason: String?
 
-    init(info: RouteInfo, parameters: [Parameter], fallbackReason: String? = nil) {
-        self.info = info
+    init(parameters: Parameters, fallbackReason: String? = nil) {
         self.parameters = parameters
         self.fallbackReason = fallbackReason
     }
 
+    /// The route the destination was resolved through.
+    var info: RouteInfo { parameters.info }
     /// The screen to open.
     public var screen: String { info.screen }
     /// The name of the route that produced this destination.
@@ -74,8 +76,9 @@ public struct Destination: Hashable, Sendable, CustomStringConvertible {
 
     /// The entity the destination shows, when its route opens an entity type.
     public var entity: EntityReference? {
-        guard let type = info.entityType, let id = parameters.first(where: { !$0.fromQuery }) else { return nil }
-        return EntityReference(type: type, id: id.value)
+        // An entity route's id is its first path parameter (slot 0).
+        guard let type = info.entityType, let id = parameters.value(forSlot: 0) else { return nil }
+        return EntityReference(type: type, id: id)
     }
 
     /// The parameter with this name, if any.
@@ -89,8 +92,7 @@ public struct Destination: Hashable, Sendable, CustomStringConvertible {
     /// The canonical link: the app-scheme URL when the table has a scheme, otherwise the
     /// universal link. Resolving it gives this destination back (without the fallback flag).
     public var canonicalURL: String {
-        let link = try? Link.make(info: info, parameters: parameters)
-        return link?.appURL ?? link?.universalURL ?? ""
+        (try? Link.canonicalURL(info: info, value: parameters.value(forSlot:))) ?? ""
     }
 
     public static func == (lhs: Destination, rhs: Destination) -> Bool {

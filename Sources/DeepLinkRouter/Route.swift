@@ -51,12 +51,18 @@ final class RouteInfo: Sendable {
     let entityType: String?
     let segments: [PatternSegment]
     let pathParameters: [PathParameter]
+    /// The kinds of the path parameters, for reverse routing without copying their descriptions.
+    let pathKinds: [ParameterKind]
     let query: [QuerySpec]
     let rank: [UInt8]
     /// Position in precedence order: a lower index wins between routes matching one URL.
     let index: Int
     let appScheme: String?
     let universalHost: String?
+    /// The canonical app-scheme URL with holes for the path parameters, when there is a scheme.
+    let appLink: LinkTemplate?
+    /// The canonical universal link with holes, when there is a host.
+    let universalLink: LinkTemplate?
 
     init(draft: RouteDraft, index: Int, appScheme: String?, universalHost: String?) {
         name = draft.name
@@ -68,11 +74,32 @@ final class RouteInfo: Sendable {
             if case .parameter(let name, let type) = $0 { return PathParameter(name: name, type: type) }
             return nil
         }
+        pathKinds = pathParameters.map(\.type.kind)
         query = draft.query
         rank = draft.rank
         self.index = index
         self.appScheme = appScheme
         self.universalHost = universalHost
+        appLink = appScheme.map { LinkTemplate(segments: draft.segments, scheme: $0, host: nil) }
+        universalLink = universalHost.map { LinkTemplate(segments: draft.segments, scheme: nil, host: $0) }
+    }
+
+    /// The number of path parameters: slots below it are path parameters, the rest query ones.
+    var pathParameterCount: Int { pathParameters.count }
+
+    /// The name of the parameter in `slot` (path parameters first, then query parameters).
+    func parameterName(slot: Int) -> String {
+        slot < pathParameters.count ? pathParameters[slot].name : query[slot - pathParameters.count].name
+    }
+
+    /// The public description of the parameter in `slot` with a value.
+    func parameter(slot: Int, value: String) -> Parameter {
+        if slot < pathParameters.count {
+            let spec = pathParameters[slot]
+            return Parameter(name: spec.name, kind: spec.type.kind, value: value, fromQuery: false)
+        }
+        let spec = query[slot - pathParameters.count]
+        return Parameter(name: spec.name, kind: spec.type.kind, value: value, fromQuery: true)
     }
 
     var route: Route {

@@ -14,6 +14,17 @@ public enum ParameterKind: String, Hashable, Sendable, CaseIterable {
     case catchAll
 }
 
+extension ParameterKind {
+    /// Whether every valid value is a plain token (ASCII letters, digits, `-`, `_`): nothing to
+    /// percent-encode, no control characters, no dot segments.
+    var isPlainToken: Bool {
+        switch self {
+        case .int, .uuid, .slug: true
+        case .enum, .string, .catchAll: false
+        }
+    }
+}
+
 /// A parameter type: its kind and, for `.enum`, the allowed values.
 struct ParameterType: Hashable, Sendable {
     var kind: ParameterKind
@@ -62,11 +73,10 @@ struct ParameterType: Hashable, Sendable {
             return true
         case .slug:
             return !bytes.isEmpty
-                && bytes.allSatisfy { isASCIIAlpha($0) || isASCIIDigit($0) || $0 == 0x2D || $0 == 0x5F }
+                && bytes.allSatisfy { ByteSets.slug.contains($0) }
         case .enum:
-            for value in values {
-                var value = value
-                if value.withUTF8({ $0.elementsEqual(bytes) }) { return true }
+            for value in values where value.utf8.count == bytes.count {
+                if withUTF8Bytes(value, { bytesEqual($0, bytes) }) { return true }
             }
             return false
         case .string, .catchAll:

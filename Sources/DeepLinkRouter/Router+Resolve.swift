@@ -24,22 +24,23 @@ extension Router {
     ///   - id: The entity id, as the route's id parameter holds it.
     /// - Returns: The entity's destination, or a refusal for unknown types and invalid ids.
     public func resolve(entityType: String, id: String) -> Resolution {
-        guard let index = entityRoutes[entityType] else {
+        guard let index = core.entityRouteIndex(entityType) else {
             return .refused(Refusal(code: .unknownEntityType, message: "no route opens entity type \"\(entityType)\""))
         }
-        let info = table.infos[index]
+        let info = core.infos[index]
         let idParameter = info.pathParameters[0]
         if let problem = Link.valueProblem(id, type: idParameter.type, inPath: true) {
             return .refused(
                 Refusal(code: .invalidParameter, message: "id \(id.debugDescription) of \"\(entityType)\" \(problem)"))
         }
-        var parameters = [Parameter(name: idParameter.name, kind: idParameter.type.kind, value: id, fromQuery: false)]
-        for spec in info.query {
+        var parameters = Destination.Parameters(info: info)
+        parameters.append(slot: 0, value: id)
+        for (position, spec) in info.query.enumerated() {
             if let value = spec.defaultValue {
-                parameters.append(Parameter(name: spec.name, kind: spec.type.kind, value: value, fromQuery: true))
+                parameters.append(slot: info.pathParameterCount + position, value: value)
             }
         }
-        return .destination(Destination(info: info, parameters: parameters))
+        return .destination(Destination(parameters: parameters))
     }
 
     /// Where the routing path of a parsed URL lies, or why the URL is refused.
@@ -177,13 +178,13 @@ extension Router {
                     return .refused(refusal)
                 }
                 let route = core.match(
-                    bytes.baseAddress!, start: range.lowerBound, end: range.upperBound, scratch: scratch,
+                    bytes.baseAddress!, start: range.lowerBound, end: range.upperBound,
+                    scratch: layout.hostOrPathHasPercent ? scratch : nil,
                     captures: captures.baseAddress!)
                 if route < 0 { return fallback(bytes, layout, range, scratch: scratch) }
                 let info = core.infos[route]
-                var parameters: [Parameter] = []
-                parameters.reserveCapacity(info.pathParameters.count + info.query.count)
-                for (position, spec) in info.pathParameters.enumerated() {
+                var parameters = Destination.Parameters(info: info)
+                for position in 0..<info.pathParameterCount {
                     let start = captures[2 * position]
                     let end = captures[2 * position + 1]
                     let value: UnsafeBufferPointer<UInt8>
@@ -193,17 +194,14 @@ extension Router {
                     } else {
                         value = UnsafeBufferPointer(rebasing: bytes[start..<end])
                     }
-                    parameters.append(
-                        Parameter(
-                            name: spec.name, kind: spec.type.kind, value: String(decoding: value, as: UTF8.self),
-                            fromQuery: false))
+                    parameters.append(slot: position, bytes: value)
                 }
                 if !info.query.isEmpty {
                     if let refusal = appendQuery(info, bytes, layout, scratch: scratch, to: &parameters) {
                         return .refused(refusal)
                     }
                 }
-                return .destination(Destination(info: info, parameters: parameters))
+                return .destination(Destination(parameters: parameters))
             }
         }
     }
@@ -224,7 +222,7 @@ extension Router {
                 var equals = pairStart
                 while equals < pairEnd && bytes[equals] != 0x3D { equals += 1 }
                 let length = decode(bytes, pairStart..<equals, form: true, into: scratch + pairStart)
-                if UnsafeBufferPointer(start: scratch + pairStart, count: length).elementsEqual(wanted) {
+                if bytesEqual(UnsafeBufferPointer(start: scratch + pairStart, count: length), wanted) {
                     return min(equals + 1, pairEnd)..<pairEnd
                 }
                 pairStart = pairEnd + 1
@@ -236,11 +234,11 @@ extension Router {
     func appendQuery(
         _ info: RouteInfo, _ bytes: UnsafeBufferPointer<UInt8>, _ layout: URLLayout,
         scratch: UnsafeMutablePointer<UInt8>,
-        to parameters: inout [Parameter]
+        to parameters: inout Destination.Parameters
     ) -> Refusal? {
-        for spec in info.query {
-            var value = spec.defaultValue
-            if let range = queryValue(spec.name, bytes, layout, scratch: scratch) {
+        for position in 0..<info.query.count {
+            let slot = info.pathParameterCount + position
+            if let range = queryValue(info.query[position].name, bytes, layout, scratch: scratch) {
                 var escaped = false
                 for index in range where bytes[index] == 0x25 {
                     escaped = true
@@ -248,17 +246,19 @@ extension Router {
                 }
                 // Without escapes the bytes are printable ASCII (the parser encoded the rest).
                 if escaped, let problem = checkDecoded(bytes, range, form: true, scratch: scratch) {
-                    return Refusal(code: problem.0, message: "query parameter \"\(spec.name)\" \(problem.1)")
+                    return Refusal(
+                        code: problem.0, message: "query parameter \"\(info.query[position].name)\" \(problem.1)")
                 }
                 let decoded = UnsafeBufferPointer(
                     start: scratch + range.lowerBound,
                     count: decode(bytes, range, form: true, into: scratch + range.lowerBound))
                 // A value that is not of its type counts as absent.
-                if spec.type.accepts(decoded) { value = String(decoding: decoded, as: UTF8.self) }
+                if info.query[position].type.accepts(decoded) {
+                    parameters.append(slot: slot, bytes: decoded)
+                    continue
+                }
             }
-            if let value {
-                parameters.append(Parameter(name: spec.name, kind: spec.type.kind, value: value, fromQuery: true))
-            }
+            if let value = info.query[position].defaultValue { parameters.append(slot: slot, value: value) }
         }
         return nil
     }
@@ -274,17 +274,30 @@ extension Router {
         guard let info = fallback else {
             return .refused(Refusal(code: .notFound, message: "no route matches \"\(path)\""))
         }
-        var parameters: [Parameter] = []
-        if let refusal = appendQuery(info, bytes, layout, scratch: scratch, to: &parameters) {
+        var query = Destination.Parameters(info: info)
+        if let refusal = appendQuery(info, bytes, layout, scratch: scratch, to: &query) {
             return .refused(refusal)
         }
-        if let name = table.fallbackParameter, !parameters.contains(where: { $0.name == name && !$0.value.isEmpty }) {
-            let words = path.split(separator: "/").joined(separator: " ")
-            parameters.removeAll { $0.name == name }
-            parameters.append(Parameter(name: name, kind: .string, value: words, fromQuery: true))
-            parameters.sort { $0.name < $1.name }
+        // The fallback parameter, when the query leaves it empty, carries the path's words.
+        guard let name = table.fallbackParameter,
+            !query.contains(where: { $0.name == name && !$0.value.isEmpty }),
+            let fallbackSlot = info.query.firstIndex(where: { $0.name == name }).map({ info.pathParameterCount + $0 })
+        else {
+            return .fallback(Destination(parameters: query, fallbackReason: "no route matches \"\(path)\""))
         }
-        return .fallback(
-            Destination(info: info, parameters: parameters, fallbackReason: "no route matches \"\(path)\""))
+        let words = path.split(separator: "/").joined(separator: " ")
+        var parameters = Destination.Parameters(info: info)
+        var placed = false
+        for position in 0..<query.count {
+            let slot = query.slot(at: position)
+            if slot == fallbackSlot { continue }
+            if !placed && slot > fallbackSlot {
+                parameters.append(slot: fallbackSlot, value: words)
+                placed = true
+            }
+            parameters.append(slot: slot, value: query.value(at: position))
+        }
+        if !placed { parameters.append(slot: fallbackSlot, value: words) }
+        return .fallback(Destination(parameters: parameters, fallbackReason: "no route matches \"\(path)\""))
     }
 }

@@ -2,8 +2,9 @@
 /// generates canonical links back.
 ///
 /// Immutable and `Sendable`: build one per route table and share it. Resolving only navigates;
-/// it never loads content. The lookup itself does not allocate: parsing, matching and decoding
-/// work in stack memory, and only the returned destination is built on the heap.
+/// it never loads content. Resolving a typical URL does not allocate: parsing, matching and
+/// decoding work in stack memory, and the destination keeps its values inline (see
+/// ``Destination/Parameters``). Reverse routing allocates only the link strings it returns.
 public struct Router: Sendable {
     /// Everything the router holds, behind one reference so that copying a router costs one
     /// retain.
@@ -99,6 +100,10 @@ final class RouterCore: Sendable {
     let entityRoutes: [String: Int]
     let fallback: RouteInfo?
     let strictTrailingSlash: Bool
+    /// The entity types that have a route, for lookups that neither hash nor allocate; the
+    /// route indices in `entityRouteIndices` at the same positions.
+    let entityTypes: ByteStrings
+    let entityRouteIndices: [Int]
 
     init(table: RouteTable, maxURLLength: Int) {
         self.table = table
@@ -113,6 +118,9 @@ final class RouterCore: Sendable {
             if let type = info.entityType { entityRoutes[type] = info.index }
         }
         self.entityRoutes = entityRoutes
+        let entities = entityRoutes.sorted { $0.key < $1.key }
+        entityTypes = ByteStrings(entities.map(\.key))
+        entityRouteIndices = entities.map(\.value)
         fallback = table.fallbackRoute.flatMap { name in table.infos.first { $0.name == name } }
         strictTrailingSlash = table.trailingSlash == .strict
     }
@@ -120,41 +128,56 @@ final class RouterCore: Sendable {
     deinit {
         schemes.deallocate()
         hosts.deallocate()
+        entityTypes.deallocate()
+    }
+
+    /// The index of the route that opens `entityType`, if any.
+    @inline(__always)
+    func entityRouteIndex(_ entityType: String) -> Int? {
+        withUTF8Bytes(entityType) { entityTypes.firstIndex(of: $0) }.map { entityRouteIndices[$0] }
     }
 
     @inline(__always)
     func lookup(_ bytes: UnsafeBufferPointer<UInt8>) -> Router.PathMatch? {
         guard bytes.count > 0, bytes[0] == 0x2F else { return nil }
         let captureCount = 2 * tables.maxCaptures + 2
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: captureCount) { captures in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { scratch in
-                let route = match(
-                    bytes.baseAddress!, start: 1, end: bytes.count, scratch: scratch.baseAddress!,
-                    captures: captures.baseAddress!)
-                guard route >= 0 else { return nil }
-                let count = Int(tables.parameterCounts[route])
-                var match = Router.PathMatch(routeIndex: route, parameterCount: count, bounds: (0, 0, 0, 0, 0, 0, 0, 0))
-                withUnsafeMutableBytes(of: &match.bounds) { raw in
-                    for index in 0..<min(count, 8) {
-                        let packed = UInt64(captures[2 * index]) << 32 | UInt64(captures[2 * index + 1])
-                        raw.storeBytes(of: packed, toByteOffset: index * 8, as: UInt64.self)
-                    }
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: captureCount) { buffer in
+            let captures = buffer.baseAddress!
+            var route = match(bytes.baseAddress!, start: 1, end: bytes.count, scratch: nil, captures: captures)
+            if route == MatcherTables.needsScratch {
+                // Scratch memory only serves to decode '%' escapes; most paths have none.
+                route = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { scratch in
+                    match(
+                        bytes.baseAddress!, start: 1, end: bytes.count, scratch: scratch.baseAddress!,
+                        captures: captures)
                 }
-                return match
             }
+            guard route >= 0 else { return nil }
+            let count = Int(tables.parameterCounts[route])
+            var result = Router.PathMatch(routeIndex: route, parameterCount: count, bounds: (0, 0, 0, 0, 0, 0, 0, 0))
+            withUnsafeMutableBytes(of: &result.bounds) { raw in
+                for index in 0..<min(count, 8) {
+                    let packed = UInt64(captures[2 * index]) << 32 | UInt64(captures[2 * index + 1])
+                    raw.storeBytes(of: packed, toByteOffset: index * 8, as: UInt64.self)
+                }
+            }
+            return result
         }
     }
 
     /// Runs the matcher with the trailing-slash policy.
     @inline(__always)
     func match(
-        _ path: UnsafePointer<UInt8>, start: Int, end: Int, scratch: UnsafeMutablePointer<UInt8>,
+        _ path: UnsafePointer<UInt8>, start: Int, end: Int, scratch: UnsafeMutablePointer<UInt8>?,
         captures: UnsafeMutablePointer<Int>
     ) -> Int {
-        let tables = self.tables
         let found = tables.match(
             MatcherTables.Lookup(path: path, end: end, scratch: scratch, captures: captures), start: start)
-        if found >= 0 || strictTrailingSlash || end <= start || path[end - 1] != 0x2F { return found }
+        if found >= 0 || found == MatcherTables.needsScratch || strictTrailingSlash || end <= start
+            || path[end - 1] != 0x2F
+        {
+            return found
+        }
         return tables.match(
             MatcherTables.Lookup(path: path, end: end - 1, scratch: scratch, captures: captures), start: start)
     }
@@ -189,16 +212,23 @@ struct ByteStrings: @unchecked Sendable {
     /// Whether one of the strings equals `candidate`.
     @inline(__always)
     func contains(_ candidate: UnsafeBufferPointer<UInt8>) -> Bool {
+        firstIndex(of: candidate) != nil
+    }
+
+    /// The position of the string equal to `candidate`, if any.
+    @inline(__always)
+    func firstIndex(of candidate: UnsafeBufferPointer<UInt8>) -> Int? {
         var start = 0
         for index in 0..<count {
             let end = ends[index]
             if end - start == candidate.count
-                && memoryEqual(bytes.baseAddress! + start, candidate.baseAddress!, candidate.count)
+                && (candidate.count == 0
+                    || memoryEqual(bytes.baseAddress! + start, candidate.baseAddress!, candidate.count))
             {
-                return true
+                return index
             }
             start = end
         }
-        return false
+        return nil
     }
 }

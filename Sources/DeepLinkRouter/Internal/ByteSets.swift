@@ -30,9 +30,9 @@ struct ByteSet: Sendable {
     /// Whether `byte` is in the set; bytes at or above 0x80 are never ASCII members.
     @inline(__always)
     func contains(_ byte: UInt8) -> Bool {
-        if byte < 64 { return low & (1 << UInt64(byte)) != 0 }
-        if byte < 128 { return high & (1 << UInt64(byte &- 64)) != 0 }
-        return false
+        // Branch-free but for the range test: pick the half, then the bit.
+        let half = byte < 64 ? low : high
+        return byte < 128 && (half &>> UInt64(byte & 63)) & 1 != 0
     }
 
     /// Whether `byte` must be percent-encoded: in the set, or not ASCII, or DEL.
@@ -70,6 +70,8 @@ enum ByteSets {
     @inline(__always) static var authoritySegmentKeep: ByteSet {
         ByteSet(low: 0x2BFF77D200000000, high: 0x47FFFFFE87FFFFFE)
     }
+    /// The bytes of a slug: ASCII letters, digits, `-` and `_`.
+    @inline(__always) static var slug: ByteSet { ByteSet(low: 0x03FF200000000000, high: 0x07FFFFFE87FFFFFE) }
     /// What the application/x-www-form-urlencoded serializer leaves unencoded (space becomes `+`).
     @inline(__always) static var formKeep: ByteSet { ByteSet(low: 0x03FF640000000000, high: 0x07FFFFFE87FFFFFE) }
 }

@@ -20,6 +20,8 @@ final class Matcher: @unchecked Sendable {
         var hashStart: Int32 = 0
         /// The table's size minus one; 0 when static keys are scanned linearly.
         var hashMask: Int32 = 0
+        /// Whether the node has only static children (and so never needs to backtrack).
+        var onlyStatic = true
     }
 
     struct Key {
@@ -148,6 +150,7 @@ final class Matcher: @unchecked Sendable {
                 queue.append((string, nodeList.count - 1))
                 node.stringChild = Int32(nodeList.count - 1)
             }
+            node.onlyStatic = node.typedCount == 0 && node.stringChild < 0 && node.catchAllRoute < 0
             nodeList[index] = node
         }
         func copy<T>(_ array: [T]) -> UnsafeMutableBufferPointer<T> {
@@ -228,17 +231,21 @@ extension Matcher {
 
 extension MatcherTables {
     /// The state of one lookup: the path bytes, where it ends, scratch memory for decoded
-    /// segments (same indices as the path) and two capture slots per path parameter.
+    /// segments (same indices as the path; only for a path holding `%`) and two capture slots
+    /// per path parameter.
     struct Lookup {
         let path: UnsafePointer<UInt8>
         let end: Int
-        let scratch: UnsafeMutablePointer<UInt8>
+        let scratch: UnsafeMutablePointer<UInt8>?
         let captures: UnsafeMutablePointer<Int>
     }
 
+    /// What `match` returns when a segment holds `%` and the lookup has no scratch memory.
+    static let needsScratch = -2
+
     /// Matches the path `path[start..<end]` (segments separated by `/`, no leading `/`).
     ///
-    /// - Returns: The index of the matched route, or -1.
+    /// - Returns: The index of the matched route, -1, or `needsScratch` (only without scratch).
     @inline(__always)
     func match(_ lookup: Lookup, start: Int) -> Int {
         match(node: 0, position: start, depth: 0, lookup)
@@ -251,41 +258,54 @@ extension MatcherTables {
         // Loops instead of recursing while a node leaves a single way forward; recursion is kept
         // for the places where backtracking may be needed.
         while true {
-            let node = nodes[index]
+            // Read fields through a pointer: copying the whole node costs more than the few it uses.
+            let node = UnsafePointer(nodes.baseAddress! + index)
             if position > lookup.end {
-                if node.route >= 0 { return Int(node.route) }
-                if node.catchAllRoute >= 0 {
+                if node.pointee.route >= 0 { return Int(node.pointee.route) }
+                if node.pointee.catchAllRoute >= 0 {
                     lookup.captures[2 &* depth] = lookup.end
                     lookup.captures[2 &* depth &+ 1] = lookup.end
-                    return Int(node.catchAllRoute)
+                    return Int(node.pointee.catchAllRoute)
                 }
                 return -1
             }
-            var segmentEnd = position
-            var encoded = false
-            while segmentEnd < lookup.end {
-                let byte = lookup.path[segmentEnd]
-                if byte == 0x2F { break }
-                if byte == 0x25 { encoded = true }
-                segmentEnd &+= 1
-            }
             var segment = lookup.path + position
-            var length = segmentEnd &- position
+            var length: Int
             var limit = lookup.path + lookup.end
-            if encoded {
-                length = percentDecode(segment, length, into: lookup.scratch + position)
-                segment = UnsafePointer(lookup.scratch + position)
-                limit = UnsafePointer(lookup.scratch + lookup.end)
+            let segmentEnd: Int
+            if let scratch = lookup.scratch {
+                // The path holds a '%': decode the segments that do.
+                var end = position
+                var encoded = false
+                while end < lookup.end {
+                    let byte = lookup.path[end]
+                    if byte == 0x2F { break }
+                    if byte == 0x25 { encoded = true }
+                    end &+= 1
+                }
+                segmentEnd = end
+                length = segmentEnd &- position
+                if encoded {
+                    length = percentDecode(segment, length, into: scratch + position)
+                    segment = UnsafePointer(scratch + position)
+                    limit = UnsafePointer(scratch + lookup.end)
+                }
+            } else {
+                let scan = findSegmentEnd(lookup.path, from: position, end: lookup.end)
+                // An escape to decode, and no scratch memory: the caller retries with some.
+                if scan.hasPercent { return Self.needsScratch }
+                segmentEnd = scan.end
+                length = segmentEnd &- position
             }
             let next = segmentEnd &+ 1
-            let onlyStatic = node.typedCount == 0 && node.stringChild < 0 && node.catchAllRoute < 0
+            let onlyStatic = node.pointee.onlyStatic
             var staticChild = -1
-            if node.hashMask > 0 {
+            if node.pointee.hashMask > 0 {
                 let prefix = Matcher.prefix(segment, length, limit: limit)
-                let mask = Int(node.hashMask)
+                let mask = Int(node.pointee.hashMask)
                 var slot = Matcher.hash(prefix, length) & mask
                 while true {
-                    let keyIndex = Int(slots[Int(node.hashStart) &+ slot])
+                    let keyIndex = Int(slots[Int(node.pointee.hashStart) &+ slot])
                     if keyIndex < 0 { break }
                     let key = keys[keyIndex]
                     if key.prefix == prefix && Int(key.length) == length
@@ -297,10 +317,10 @@ extension MatcherTables {
                     }
                     slot = (slot &+ 1) & mask
                 }
-            } else if node.staticCount > 0 {
+            } else if node.pointee.staticCount > 0 {
                 let prefix = Matcher.prefix(segment, length, limit: limit)
-                var edgeIndex = Int(node.staticStart)
-                let edgeEnd = edgeIndex &+ Int(node.staticCount)
+                var edgeIndex = Int(node.pointee.staticStart)
+                let edgeEnd = edgeIndex &+ Int(node.pointee.staticCount)
                 while edgeIndex < edgeEnd {
                     let key = keys[edgeIndex]
                     if key.prefix == prefix && Int(key.length) == length
@@ -320,22 +340,23 @@ extension MatcherTables {
                     continue
                 }
                 let found = match(node: staticChild, position: next, depth: depth, lookup)
-                if found >= 0 { return found }
+                if found >= 0 || found == Self.needsScratch { return found }
             } else if onlyStatic {
                 return -1
             }
-            if node.typedCount > 0 {
+            if node.pointee.typedCount > 0 {
                 var best = -1
                 var bestEdge = -1
                 var lastEdge = -1
-                var edgeIndex = Int(node.typedStart)
-                let edgeEnd = edgeIndex &+ Int(node.typedCount)
+                var edgeIndex = Int(node.pointee.typedStart)
+                let edgeEnd = edgeIndex &+ Int(node.pointee.typedCount)
                 while edgeIndex < edgeEnd {
                     let edge = typed[edgeIndex]
                     if accepts(edge, segment, length) {
                         lookup.captures[2 &* depth] = position
                         lookup.captures[2 &* depth &+ 1] = segmentEnd
                         let found = match(node: Int(edge.child), position: next, depth: depth &+ 1, lookup)
+                        if found == Self.needsScratch { return found }
                         if found >= 0 {
                             lastEdge = edgeIndex
                             if best < 0 || found < best {
@@ -356,22 +377,22 @@ extension MatcherTables {
                     return best
                 }
             }
-            if node.stringChild >= 0 {
+            if node.pointee.stringChild >= 0 {
                 lookup.captures[2 &* depth] = position
                 lookup.captures[2 &* depth &+ 1] = segmentEnd
-                if node.catchAllRoute < 0 {
-                    index = Int(node.stringChild)
+                if node.pointee.catchAllRoute < 0 {
+                    index = Int(node.pointee.stringChild)
                     position = next
                     depth &+= 1
                     continue
                 }
-                let found = match(node: Int(node.stringChild), position: next, depth: depth &+ 1, lookup)
-                if found >= 0 { return found }
+                let found = match(node: Int(node.pointee.stringChild), position: next, depth: depth &+ 1, lookup)
+                if found >= 0 || found == Self.needsScratch { return found }
             }
-            if node.catchAllRoute >= 0 {
+            if node.pointee.catchAllRoute >= 0 {
                 lookup.captures[2 &* depth] = position
                 lookup.captures[2 &* depth &+ 1] = lookup.end
-                return Int(node.catchAllRoute)
+                return Int(node.pointee.catchAllRoute)
             }
             return -1
         }
@@ -388,7 +409,7 @@ extension MatcherTables {
             guard length >= 1 else { return false }
             for index in 0..<length {
                 let byte = segment[index]
-                if !(isASCIIAlpha(byte) || isASCIIDigit(byte) || byte == 0x2D || byte == 0x5F) { return false }
+                if !ByteSets.slug.contains(byte) { return false }
             }
             return true
         case .enum:
@@ -409,6 +430,45 @@ extension MatcherTables {
             return ParameterType(kind: edge.kind).accepts(UnsafeBufferPointer(start: segment, count: length))
         }
     }
+}
+
+/// The index of the first `/` in `path[start..<end]` (or `end`), unless a `%` comes before it:
+/// then `hasPercent` is true and the index means nothing. Eight bytes at a time.
+@inline(__always)
+func findSegmentEnd(_ path: UnsafePointer<UInt8>, from start: Int, end: Int) -> (end: Int, hasPercent: Bool) {
+    var index = start
+    while index &+ 8 <= end {
+        let word = UnsafeRawPointer(path + index).loadUnaligned(as: UInt64.self)
+        // A byte equal to the target becomes zero and sets its high bit; a false hit only ever
+        // lies above a true one, so the lowest hit is exact and "any hit" is too.
+        let slashes = zeroBytes(word ^ 0x2F2F_2F2F_2F2F_2F2F)
+        let percents = zeroBytes(word ^ 0x2525_2525_2525_2525)
+        if slashes != 0 {
+            let below = (slashes & (0 &- slashes)) &- 1
+            return (index &+ slashes.trailingZeroBitCount &>> 3, percents & below != 0)
+        }
+        if percents != 0 { return (index, true) }
+        index &+= 8
+    }
+    while index < end {
+        let byte = path[index]
+        if byte == 0x2F { break }
+        if byte == 0x25 { return (index, true) }
+        index &+= 1
+    }
+    return (index, false)
+}
+
+/// The high bit of every zero byte of `word` (and possibly of bytes above a zero byte).
+@inline(__always)
+func zeroBytes(_ word: UInt64) -> UInt64 {
+    (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+}
+
+/// Whether two byte buffers hold the same bytes.
+@inline(__always)
+func bytesEqual(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    a.count == b.count && (a.count == 0 || memoryEqual(a.baseAddress!, b.baseAddress!, a.count))
 }
 
 @inline(__always)

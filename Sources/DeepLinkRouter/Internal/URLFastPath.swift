@@ -6,6 +6,8 @@
 /// and goes through the full parser, which gives the same answer for these inputs.
 enum URLFastPath {
     enum Allowed {
+        /// Lower-case letters, digits, '+', '-' and '.'.
+        @inline(__always) static var scheme: ByteSet { ByteSet(low: 0x03FF680000000000, high: 0x07FFFFFE00000000) }
         @inline(__always) static var specialHost: ByteSet { ByteSet(low: 0x03FF600000000000, high: 0x07FFFFFE00000000) }
         @inline(__always) static var opaqueHost: ByteSet { ByteSet(low: 0x03FF600000000000, high: 0x47FFFFFE87FFFFFE) }
         @inline(__always) static var segment: ByteSet { ByteSet(low: 0x2FFF7FD200000000, high: 0x47FFFFFE87FFFFFF) }
@@ -22,14 +24,7 @@ enum URLFastPath {
         var index = 0
         // Scheme: lower-case letters, digits, '+', '-', '.', starting with a letter.
         guard count > 0, input[0] >= 0x61, input[0] <= 0x7A else { return nil }
-        while index < count {
-            let byte = input[index]
-            if (byte >= 0x61 && byte <= 0x7A) || isASCIIDigit(byte) || byte == 0x2B || byte == 0x2D || byte == 0x2E {
-                index &+= 1
-            } else {
-                break
-            }
-        }
+        while index < count && Allowed.scheme.contains(input[index]) { index &+= 1 }
         guard index + 2 < count, input[index] == 0x3A, input[index + 1] == 0x2F, input[index + 2] == 0x2F else {
             return nil
         }
@@ -47,12 +42,16 @@ enum URLFastPath {
         layout.hostStart = index
         let hostSet = special != nil ? Allowed.specialHost : Allowed.opaqueHost
         var labelStart = index
+        // The common bytes first: one set test per byte, separators only at the end.
         while index < count {
             let byte = input[index]
+            if hostSet.contains(byte) {
+                if byte == 0x2E { labelStart = index &+ 1 }
+                index &+= 1
+                continue
+            }
             if byte == 0x2F || byte == 0x3F || byte == 0x23 { break }
-            guard hostSet.contains(byte) else { return nil }
-            if byte == 0x2E { labelStart = index &+ 1 }
-            index &+= 1
+            return nil
         }
         layout.hostEnd = index
         if special != nil {
@@ -68,6 +67,11 @@ enum URLFastPath {
             index &+= 1
             while true {
                 let byte: UInt8 = index < count ? input[index] : 0x3F
+                // The segment set holds neither '/' nor '?' nor '#'.
+                if Allowed.segment.contains(byte) {
+                    index &+= 1
+                    continue
+                }
                 if byte == 0x2F || byte == 0x3F || byte == 0x23 {
                     let length = index &- segmentStart
                     if (length == 1 && input[segmentStart] == 0x2E)
@@ -77,7 +81,7 @@ enum URLFastPath {
                     }
                     if byte != 0x2F { break }
                     segmentStart = index &+ 1
-                } else if !Allowed.segment.contains(byte) {
+                } else {
                     return nil
                 }
                 index &+= 1
@@ -88,10 +92,9 @@ enum URLFastPath {
             index &+= 1
             layout.queryStart = index
             let querySet = special != nil ? Allowed.specialQuery : Allowed.query
-            while index < count && input[index] != 0x23 {
-                guard querySet.contains(input[index]) else { return nil }
-                index &+= 1
-            }
+            // The query sets do not hold '#'.
+            while index < count && querySet.contains(input[index]) { index &+= 1 }
+            if index < count && input[index] != 0x23 { return nil }
             layout.queryEnd = index
         }
         if index < count && input[index] == 0x23 {

@@ -3,7 +3,8 @@
 // runs timed in process CPU time, median reported; heap allocations per operation counted by interposing malloc.
 //
 // Usage: RouterBench NAME=ROUTES[,REQUESTS] ... [--full DEMO_ROUTES_JSON]
-// Output: "NAME ns-per-lookup allocs-per-lookup" lines, then "full-url ns allocs".
+// Output: "NAME ns-per-lookup allocs-per-lookup" lines, then "full-url", "url-parse", "link" (entity →
+// canonical URL string), "link-pair" (both links) and "demo-lookup" lines of "ns allocs".
 import CAllocCounter
 import DeepLinkRouter
 import Foundation
@@ -101,6 +102,24 @@ func resolveAll(_ router: Router, _ urls: [String]) -> Int {
     return sum
 }
 
+@inline(never)
+func linkAll(_ router: Router, _ entities: [(String, String)]) -> Int {
+    var sum = 0
+    for (type, id) in entities {
+        if let url = try? router.canonicalURL(entityType: type, id: id) { sum &+= url.utf8.count }
+    }
+    return sum
+}
+
+@inline(never)
+func linkPairAll(_ router: Router, _ entities: [(String, String)]) -> Int {
+    var sum = 0
+    for (type, id) in entities {
+        if let link = try? router.link(entityType: type, id: id) { sum &+= link.canonicalURL.utf8.count }
+    }
+    return sum
+}
+
 /// The CPU time this process has used, in ns: on a shared, noisy machine it is steadier than
 /// wall time, and the Go side measures the same.
 func cpuTime() -> Double {
@@ -112,6 +131,11 @@ func cpuTime() -> Double {
 /// Median CPU ns per item over five runs of about 0.2 s each, and heap allocations per item.
 func measure(items: Int, _ body: () -> Int) -> (ns: Double, allocs: Double) {
     var sink = 0
+    if let fixedPasses {
+        // Under callgrind: a fixed amount of work, so instructions divide into a per-item count.
+        for _ in 0..<fixedPasses { sink &+= body() }
+        return (Double(sink & 1), 0)
+    }
     let warmUpStart = cpuTime()
     var iterations = 0
     while cpuTime() - warmUpStart < 1e8 {
@@ -135,7 +159,14 @@ func measure(items: Int, _ body: () -> Int) -> (ns: Double, allocs: Double) {
     return (samples[2], allocs)
 }
 
+/// `--passes N`: run every body N times untimed (for instruction counts under callgrind).
+let fixedPasses: Int? = CommandLine.arguments.firstIndex(of: "--passes").flatMap {
+    $0 + 1 < CommandLine.arguments.count ? Int(CommandLine.arguments[$0 + 1]) : nil
+}
 var arguments = Array(CommandLine.arguments.dropFirst())
+if let index = arguments.firstIndex(of: "--passes"), index + 1 < arguments.count {
+    arguments.removeSubrange(index...(index + 1))
+}
 let fullOnly = arguments.contains("--full-only")
 arguments.removeAll { $0 == "--full-only" }
 var demoPath: String? = nil
@@ -177,6 +208,15 @@ if let demoPath {
         return sum
     }
     print("url-parse", String(format: "%.1f %.2f", parse.ns, parse.allocs))
+    // Reverse routing, as the server runs it for every query result: entity → canonical URL.
+    let entities = [
+        ("album", "abbey-road"), ("artist", "the-beatles"), ("concert", "1969"), ("track", "42"),
+        ("playlist", "0f8fad5b-d9cb-469f-a165-70867728950e"),
+    ]
+    let link = measure(items: entities.count) { linkAll(router, entities) }
+    print("link", String(format: "%.1f %.2f", link.ns, link.allocs))
+    let linkPair = measure(items: entities.count) { linkPairAll(router, entities) }
+    print("link-pair", String(format: "%.1f %.2f", linkPair.ns, linkPair.allocs))
     if fullOnly { exit(0) }
     // Path lookup alone on the demo table, for reference.
     let paths = ["/album/abbey-road", "/concert/1969", "/track/42", "/album/abbey-road/track/7"]
