@@ -31,7 +31,7 @@ public struct VisualSearchService: Sendable {
     /// The linker giving each entity the router's canonical link, `nil` (the catalog's own link)
     /// for a type without a route.
     static func linker(for router: DeepLinkRouter.Router) -> EntityLinker {
-        EntityLinker { entity in try? router.link(entityType: entity.type, id: entity.id).canonicalURL }
+        EntityLinker { entity in try? router.canonicalURL(entityType: entity.type, id: entity.id) }
     }
 
     /// The methods to serve.
