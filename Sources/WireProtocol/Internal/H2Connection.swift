@@ -1,16 +1,32 @@
 internal import CNghttp2
 internal import Glibc
 
-/// Header fields to submit to nghttp2, kept in one byte buffer so building them costs one array.
+/// Header fields to submit to nghttp2, kept in one byte buffer so building them costs one array;
+/// or a shared `FixedHeaders`, which costs nothing.
 struct HeaderBlock {
     private var bytes: [UInt8] = []
     private var fields: [(nameStart: Int, nameCount: Int, valueCount: Int)] = []
+    private var fixed: FixedHeaders?
 
     init() {
         bytes.reserveCapacity(256)
     }
 
+    /// A block of pre-encoded fields; adding to it copies them first.
+    init(_ fixed: FixedHeaders) {
+        self.fixed = fixed
+    }
+
+    /// Turns a fixed block into an ordinary one before it grows.
+    private mutating func copyFixed() {
+        guard let fixed else { return }
+        self.fixed = nil
+        bytes.reserveCapacity(256)
+        for (name, value) in fixed.pairs { add(name, value) }
+    }
+
     mutating func add(_ name: String, _ value: String) {
+        copyFixed()
         let start = bytes.count
         bytes.append(contentsOf: name.utf8)
         let nameCount = bytes.count - start
@@ -19,6 +35,7 @@ struct HeaderBlock {
     }
 
     mutating func add(_ name: String, bytes value: [UInt8]) {
+        copyFixed()
         let start = bytes.count
         bytes.append(contentsOf: name.utf8)
         let nameCount = bytes.count - start
@@ -28,6 +45,7 @@ struct HeaderBlock {
 
     /// Adds user metadata, skipping reserved names and base64-encoding `-bin` values.
     mutating func add(_ metadata: Metadata) {
+        if metadata.isEmpty { return }
         for entry in metadata where !Metadata.isReserved(entry.key) {
             if entry.key.hasSuffix("-bin") {
                 add(entry.key, Base64.encode(entry.value.bytes))
@@ -39,7 +57,8 @@ struct HeaderBlock {
 
     /// Calls `body` with an `nghttp2_nv` array pointing into this block.
     func withNV<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        bytes.withUnsafeBufferPointer { base in
+        if let fixed { return body(fixed.fields.baseAddress!, fixed.count) }
+        return bytes.withUnsafeBufferPointer { base in
             // nghttp2_nv's pointers are mutable only for C's sake; nghttp2 copies and never writes.
             let start = UnsafeMutablePointer(mutating: base.baseAddress ?? UnsafePointer(bitPattern: 1)!)
             var nv = [nghttp2_nv]()
