@@ -532,6 +532,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     private func submitResponse(_ stream: ServerStream, _ headers: HeaderBlock, withData: Bool) {
         guard let session else { return }
+        answersReady = true
         stream.headersSent = true
         if !stream.requestEnded { stream.resetAfterEnd = true }
         let rc: Int32
@@ -589,11 +590,13 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         }
         if status.code == .ok && status.message.isEmpty && trailing.isEmpty {
             stream.trailers = HeaderBlock(core.okTrailers)
+            answersReady = true
         } else {
             var trailers = HeaderBlock()
             addStatus(&trailers, status)
             trailers.add(trailing)
             stream.trailers = trailers
+            answersReady = true
         }
         if stream.dataDeferred {
             stream.dataDeferred = false
