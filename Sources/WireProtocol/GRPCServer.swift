@@ -92,6 +92,10 @@ final class ServerCore: @unchecked Sendable {
     let configuration: ServerConfiguration
     let methods: [String: ServerMethod]
     let acceptEncodingHeader: String
+    /// The response headers of a call that sets no metadata and compresses nothing.
+    let plainResponseHeaders: FixedHeaders
+    /// The trailers of a call that ends OK without trailing metadata.
+    let okTrailers = FixedHeaders([("grpc-status", "0")])
     private let state = Mutex(State())
     private(set) var loops: [EventLoop] = []
     private let nextLoop = Atomic<Int>(0)
@@ -104,6 +108,9 @@ final class ServerCore: @unchecked Sendable {
         var encodings = configuration.enabledCompression
         if !encodings.contains(.identity) { encodings.insert(.identity, at: 0) }
         acceptEncodingHeader = encodings.map(\.name).joined(separator: ",")
+        plainResponseHeaders = FixedHeaders([
+            (":status", "200"), ("content-type", "application/grpc"), ("grpc-accept-encoding", acceptEncodingHeader),
+        ])
     }
 
     var isShuttingDown: Bool { state.withLock { $0.shuttingDown } }
@@ -142,7 +149,9 @@ final class ServerCore: @unchecked Sendable {
             throw error
         }
         let count = max(1, configuration.eventLoopCount)
-        loops = (0..<count).map { EventLoop(name: "wire-server-\($0)") }
+        loops = (0..<count).map {
+            EventLoop(name: "wire-server-\($0)", busyPollWindow: max(.zero, configuration.busyPollWindow))
+        }
         for loop in loops { loop.start() }
         let acceptLoop = loops[0]
         let fds = listenerFDs

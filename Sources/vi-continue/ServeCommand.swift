@@ -55,6 +55,9 @@ enum ServeCommand {
             OptionSpec(
                 "idle-timeout", valueName: "SECONDS",
                 help: "Close connections without calls after this long, with GOAWAY; 0 never (default 300)."),
+            OptionSpec(
+                "busy-poll", valueName: "MICROSECONDS",
+                help: "Keep polling this long after I/O before sleeping, for lower latency; 0 never (default 100)."),
             OptionSpec("log-level", valueName: "LEVEL", help: "error, warn, info (default) or debug."),
         ])
 
@@ -136,6 +139,12 @@ enum ServeCommand {
             throw ServiceSetup.Failure(description: "--idle-timeout must be a number of seconds, 0 or more")
         }
         configuration.idleTimeout = idle == 0 ? nil : .milliseconds(max(1, Int((idle * 1000).rounded())))
+        let busyPollText = settings.value("busy-poll") ?? "100"
+        guard let busyPoll = Int(busyPollText), (0...1_000_000).contains(busyPoll) else {
+            throw ServiceSetup.Failure(
+                description: "--busy-poll must be a whole number of microseconds from 0 to 1000000")
+        }
+        configuration.busyPollWindow = .microseconds(busyPoll)
         let levelName = settings.value("log-level") ?? "info"
         guard let level = CallLog.Level(name: levelName) else {
             throw ServiceSetup.Failure(

@@ -105,7 +105,7 @@ extension ServeProcessTests {
             "a limit that does not fit is a usage error naming the option",
             arguments: [
                 ["--max-connections", "0"], ["--max-streams-per-connection", "many"], ["--idle-timeout", "-1"],
-                ["--log-level", "chatty"],
+                ["--log-level", "chatty"], ["--busy-poll", "-1"], ["--busy-poll", "soon"],
             ])
         func badLimits(_ arguments: [String]) throws {
             let process = Process()

@@ -1,16 +1,32 @@
 internal import CNghttp2
 internal import Glibc
 
-/// Header fields to submit to nghttp2, kept in one byte buffer so building them costs one array.
+/// Header fields to submit to nghttp2, kept in one byte buffer so building them costs one array;
+/// or a shared `FixedHeaders`, which costs nothing.
 struct HeaderBlock {
     private var bytes: [UInt8] = []
     private var fields: [(nameStart: Int, nameCount: Int, valueCount: Int)] = []
+    private var fixed: FixedHeaders?
 
     init() {
         bytes.reserveCapacity(256)
     }
 
+    /// A block of pre-encoded fields; adding to it copies them first.
+    init(_ fixed: FixedHeaders) {
+        self.fixed = fixed
+    }
+
+    /// Turns a fixed block into an ordinary one before it grows.
+    private mutating func copyFixed() {
+        guard let fixed else { return }
+        self.fixed = nil
+        bytes.reserveCapacity(256)
+        for (name, value) in fixed.pairs { add(name, value) }
+    }
+
     mutating func add(_ name: String, _ value: String) {
+        copyFixed()
         let start = bytes.count
         bytes.append(contentsOf: name.utf8)
         let nameCount = bytes.count - start
@@ -19,6 +35,7 @@ struct HeaderBlock {
     }
 
     mutating func add(_ name: String, bytes value: [UInt8]) {
+        copyFixed()
         let start = bytes.count
         bytes.append(contentsOf: name.utf8)
         let nameCount = bytes.count - start
@@ -28,6 +45,7 @@ struct HeaderBlock {
 
     /// Adds user metadata, skipping reserved names and base64-encoding `-bin` values.
     mutating func add(_ metadata: Metadata) {
+        if metadata.isEmpty { return }
         for entry in metadata where !Metadata.isReserved(entry.key) {
             if entry.key.hasSuffix("-bin") {
                 add(entry.key, Base64.encode(entry.value.bytes))
@@ -39,7 +57,8 @@ struct HeaderBlock {
 
     /// Calls `body` with an `nghttp2_nv` array pointing into this block.
     func withNV<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        bytes.withUnsafeBufferPointer { base in
+        if let fixed { return body(fixed.fields.baseAddress!, fixed.count) }
+        return bytes.withUnsafeBufferPointer { base in
             // nghttp2_nv's pointers are mutable only for C's sake; nghttp2 copies and never writes.
             let start = UnsafeMutablePointer(mutating: base.baseAddress ?? UnsafePointer(bitPattern: 1)!)
             var nv = [nghttp2_nv]()
@@ -191,11 +210,7 @@ class H2Connection: EventHandler, @unchecked Sendable {
             let n = recv(fd, buffer.baseAddress, buffer.count, 0)
             if n > 0 {
                 lastReadAt = .now
-                let rc = nghttp2_session_mem_recv(session, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), n)
-                if rc < 0 {
-                    close()
-                    return
-                }
+                if !receive(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n) { return }
                 if n < buffer.count { break }
             } else if n == 0 {
                 close()
@@ -209,6 +224,40 @@ class H2Connection: EventHandler, @unchecked Sendable {
             }
         }
         loop.markDirty(self)
+    }
+
+    /// Set when a call's answer is ready to go out; lets `receive` send it before reading on.
+    var answersReady = false
+
+    /// Bytes handed to nghttp2 at a time; see `receive`.
+    static let receiveSlice = 256
+
+    /// Feeds received bytes to nghttp2 a slice at a time, writing the answers finished so far
+    /// between slices.
+    ///
+    /// A client with many calls in flight sends a burst of requests in one segment. Answering all
+    /// of them in one write at the end would leave the client idle while the server works, then
+    /// the server idle while the client reads; answering each slice's calls as they finish lets
+    /// the two overlap. A lone request fits in one slice, so it costs nothing there.
+    ///
+    /// - Returns: False when the connection was closed.
+    private func receive(_ bytes: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
+        var offset = 0
+        while offset < count {
+            let length = min(Self.receiveSlice, count - offset)
+            if nghttp2_session_mem_recv(session, bytes + offset, length) < 0 {
+                close()
+                return false
+            }
+            offset += length
+            if answersReady && offset < count {
+                answersReady = false
+                flush()
+                if isClosed { return false }
+            }
+        }
+        answersReady = false
+        return true
     }
 
     /// Pulls frames from nghttp2 and writes them; called at the end of each loop iteration.

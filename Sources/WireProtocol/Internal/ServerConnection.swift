@@ -175,15 +175,15 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         if stream.headerBytes > core.configuration.maxHeaderListSize {
             return H2.temporalFailure
         }
-        let key = String(decoding: name, as: UTF8.self)
-        switch key {
-        case ":method": stream.httpMethod = String(decoding: value, as: UTF8.self)
-        case ":path": stream.path = String(decoding: value, as: UTF8.self)
-        case "content-type": stream.contentType = String(decoding: value, as: UTF8.self)
-        case "grpc-encoding": stream.encodingName = String(decoding: value, as: UTF8.self)
-        case "grpc-accept-encoding": stream.acceptEncoding = String(decoding: value, as: UTF8.self)
-        case "grpc-timeout": stream.timeoutText = String(decoding: value, as: UTF8.self)
-        default: stream.metadata.addFromWire(name: key, value: value)
+        switch RequestHeaderName(name) {
+        case .method: stream.httpMethod = String(decoding: value, as: UTF8.self)
+        case .path: stream.path = String(decoding: value, as: UTF8.self)
+        case .contentType: stream.contentType = String(decoding: value, as: UTF8.self)
+        case .encoding: stream.encodingName = String(decoding: value, as: UTF8.self)
+        case .acceptEncoding: stream.acceptEncoding = String(decoding: value, as: UTF8.self)
+        case .timeout: stream.timeoutText = String(decoding: value, as: UTF8.self)
+        case .ignored: break
+        case .other: stream.metadata.addFromWire(name: String(decoding: name, as: UTF8.self), value: value)
         }
         return 0
     }
@@ -532,6 +532,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     private func submitResponse(_ stream: ServerStream, _ headers: HeaderBlock, withData: Bool) {
         guard let session else { return }
+        answersReady = true
         stream.headersSent = true
         if !stream.requestEnded { stream.resetAfterEnd = true }
         let rc: Int32
@@ -554,6 +555,10 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         guard stream.phase == .running, streams[stream.id] === stream, let session else { return }
         stream.pending.append(bytes)
         if !stream.headersSent {
+            if encoding == nil && initialMetadata?.isEmpty ?? true {
+                submitResponse(stream, HeaderBlock(core.plainResponseHeaders), withData: true)
+                return
+            }
             var headers = HeaderBlock()
             headers.add(":status", "200")
             headers.add("content-type", "application/grpc")
@@ -583,10 +588,16 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             submitResponse(stream, headers, withData: false)
             return
         }
-        var trailers = HeaderBlock()
-        addStatus(&trailers, status)
-        trailers.add(trailing)
-        stream.trailers = trailers
+        if status.code == .ok && status.message.isEmpty && trailing.isEmpty {
+            stream.trailers = HeaderBlock(core.okTrailers)
+            answersReady = true
+        } else {
+            var trailers = HeaderBlock()
+            addStatus(&trailers, status)
+            trailers.add(trailing)
+            stream.trailers = trailers
+            answersReady = true
+        }
         if stream.dataDeferred {
             stream.dataDeferred = false
             nghttp2_session_resume_data(session, stream.id)
