@@ -57,7 +57,7 @@ enum ServeCommand {
                 help: "Close connections without calls after this long, with GOAWAY; 0 never (default 300)."),
             OptionSpec(
                 "busy-poll", valueName: "MICROSECONDS",
-                help: "Keep polling this long after I/O before sleeping, for lower latency; 0 never (default 100)."),
+                help: "Keep polling this long after I/O before sleeping, for lower latency; 0 never (default 0)."),
             OptionSpec("log-level", valueName: "LEVEL", help: "error, warn, info (default) or debug."),
         ])
 
@@ -139,7 +139,7 @@ enum ServeCommand {
             throw ServiceSetup.Failure(description: "--idle-timeout must be a number of seconds, 0 or more")
         }
         configuration.idleTimeout = idle == 0 ? nil : .milliseconds(max(1, Int((idle * 1000).rounded())))
-        let busyPollText = settings.value("busy-poll") ?? "100"
+        let busyPollText = settings.value("busy-poll") ?? "0"
         guard let busyPoll = Int(busyPollText), (0...1_000_000).contains(busyPoll) else {
             throw ServiceSetup.Failure(
                 description: "--busy-poll must be a whole number of microseconds from 0 to 1000000")

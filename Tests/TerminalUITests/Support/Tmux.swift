@@ -67,9 +67,12 @@ struct Tmux {
     ) async throws -> [String] {
         let deadline = Date().addingTimeInterval(seconds)
         var last: [String] = []
-        while Date() < deadline {
+        // The screen is read once more after the deadline: on a loaded machine the sleep itself
+        // can outlast the deadline, and giving up on a stale screen would blame the program.
+        while true {
             last = try screen()
             if condition(last) { return last }
+            if Date() >= deadline { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw BuiltProgram.Failure(
