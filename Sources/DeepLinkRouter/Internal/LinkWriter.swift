@@ -150,13 +150,19 @@ enum LinkWriter {
                 output[count] = byte
                 count += 1
             } else {
-                output[count] = 0x25
-                output[count + 1] = upperHexDigit(byte >> 4)
-                output[count + 2] = upperHexDigit(byte & 0xF)
-                count += 3
+                count += writeEscape(byte, into: output + count)
             }
         }
         return count
+    }
+
+    /// Writes `byte` as `%XY` (upper-case hex, as WHATWG serializers do) and returns 3.
+    @inline(__always)
+    static func writeEscape(_ byte: UInt8, into output: UnsafeMutablePointer<UInt8>) -> Int {
+        output[0] = 0x25
+        output[1] = upperHexDigit(byte >> 4)
+        output[2] = upperHexDigit(byte & 0xF)
+        return 3
     }
 
     static func formEncodedLength(_ string: String) -> Int {
@@ -178,10 +184,7 @@ enum LinkWriter {
                 output[count] = 0x2B
                 count += 1
             } else {
-                output[count] = 0x25
-                output[count + 1] = upperHexDigit(byte >> 4)
-                output[count + 2] = upperHexDigit(byte & 0xF)
-                count += 3
+                count += writeEscape(byte, into: output + count)
             }
         }
         return count
