@@ -72,14 +72,20 @@ let package = Package(
 
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchAPITests", dependencies: ["SearchAPI"], swiftSettings: swiftSettings),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"], swiftSettings: swiftSettings),
+        // A raw HTTP/2 client for the tests that speak the protocol badly or at its limits.
+        .target(
+            name: "H2TestClient", dependencies: ["CNghttp2"], path: "Tests/H2TestClient", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WireProtocolTests", dependencies: ["WireProtocol", "H2TestClient"], swiftSettings: swiftSettings),
         .testTarget(name: "RouterTests", dependencies: ["DeepLinkRouter"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SessionTests", dependencies: ["SearchSession", "CVectorKernels"], swiftSettings: swiftSettings),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SearchAPI"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["ContinueService", "SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession"],
+            dependencies: [
+                "ContinueService", "SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession", "H2TestClient",
+            ],
             swiftSettings: swiftSettings),
         // Runs the built vi-continue executable and checks its outputs against snapshots.
         .testTarget(

@@ -2,6 +2,7 @@ import CNghttp2
 import ContinueService
 import Foundation
 import Glibc
+import H2TestClient
 import SearchAPI
 import Synchronization
 import Testing
@@ -120,7 +121,7 @@ extension ServeProcessTests {
                 var slowReaders: [RawH2Client] = []
                 let search = Self.framed(SearchRequest(sessionID: bigPage.sessionID).serializedBytes())
                 for _ in 0..<10 {
-                    let reader = try RawH2Client(port: port)
+                    let reader = try RawH2Client(port: port, waitsForServerStreamLimit: false)
                     for _ in 0..<10 { reader.open(path: MethodPaths.VisualSearch.search, body: search) }
                     try await reader.pump { true }
                     slowReaders.append(reader)
@@ -130,7 +131,7 @@ extension ServeProcessTests {
                 // before the server's SETTINGS are read; 20 on each are over the limit of 100.
                 var halfOpen: [(client: RawH2Client, ids: [Int32])] = []
                 for _ in 0..<10 {
-                    let client = try RawH2Client(port: port)
+                    let client = try RawH2Client(port: port, waitsForServerStreamLimit: false)
                     let ids = (0..<120).map { _ in
                         client.open(path: MethodPaths.VisualSearch.query, body: [], endStream: false)
                     }
@@ -139,7 +140,7 @@ extension ServeProcessTests {
                 }
 
                 // Rapid reset (CVE-2023-44487): request HEADERS each cancelled at once, past the allowed burst.
-                let resetter = try RawH2Client(port: port)
+                let resetter = try RawH2Client(port: port, waitsForServerStreamLimit: false)
                 var resetsSent = 0
                 while resetsSent < 3000, resetter.goawayCode == nil, !resetter.connectionClosed {
                     let id = resetter.open(path: MethodPaths.VisualSearch.query, body: [], endStream: false)
@@ -151,7 +152,7 @@ extension ServeProcessTests {
                 try await resetter.pump { resetter.goawayCode != nil || resetter.connectionClosed }
 
                 // Ping flood.
-                let pinger = try RawH2Client(port: port)
+                let pinger = try RawH2Client(port: port, waitsForServerStreamLimit: false)
                 for _ in 0..<1000 { pinger.ping() }
                 try await pinger.pump { pinger.goawayCode != nil || pinger.connectionClosed }
 

@@ -1,6 +1,7 @@
 import CNghttp2
 import ContinueService
 import Foundation
+import H2TestClient
 import SearchAPI
 import Testing
 import WireProtocol
@@ -14,7 +15,7 @@ extension ServeProcessTests {
 
         /// Whether a new raw connection is served (a health check answers OK).
         static func isServed(port: Int) async -> Bool {
-            guard let raw = try? RawH2Client(port: port),
+            guard let raw = try? RawH2Client(port: port, waitsForServerStreamLimit: false),
                 let reply = try? await raw.call(path: MethodPaths.Health.check, body: emptyMessage, seconds: 3)
             else { return false }
             return reply.grpcStatus == 0
@@ -25,12 +26,12 @@ extension ServeProcessTests {
             let server = try ServerProcess(environment: ["VI_CONTINUE_MAX_CONNECTIONS": "3"])
             var admitted: [RawH2Client] = []
             for _ in 0..<3 {
-                let raw = try RawH2Client(port: server.port)
+                let raw = try RawH2Client(port: server.port, waitsForServerStreamLimit: false)
                 let reply = try await raw.call(path: MethodPaths.Health.check, body: Self.emptyMessage)
                 #expect(reply.grpcStatus == 0)
                 admitted.append(raw)
             }
-            let extra = try RawH2Client(port: server.port)
+            let extra = try RawH2Client(port: server.port, waitsForServerStreamLimit: false)
             try await extra.pump(seconds: 5) { extra.connectionClosed }
             #expect(extra.connectionClosed)
             #expect(extra.replies.values.allSatisfy { $0.grpcStatus == nil })
@@ -51,7 +52,7 @@ extension ServeProcessTests {
         func maxStreams() async throws {
             let server = try ServerProcess(["--max-streams-per-connection", "4"])
             do {
-                let raw = try RawH2Client(port: server.port)
+                let raw = try RawH2Client(port: server.port, waitsForServerStreamLimit: false)
                 // All six go out before the server's SETTINGS arrive, so the client cannot hold any back.
                 let ids = (0..<6).map { _ in raw.open(path: MethodPaths.VisualSearch.query, body: [], endStream: false)
                 }
@@ -70,8 +71,8 @@ extension ServeProcessTests {
             "--idle-timeout: GOAWAY and close for a connection without calls, and for one holding only stalled streams")
         func idleTimeout() async throws {
             let server = try ServerProcess(["--idle-timeout", "0.3"])
-            let idle = try RawH2Client(port: server.port)
-            let stalled = try RawH2Client(port: server.port)
+            let idle = try RawH2Client(port: server.port, waitsForServerStreamLimit: false)
+            let stalled = try RawH2Client(port: server.port, waitsForServerStreamLimit: false)
             let halfOpen = (0..<2).map { _ in
                 stalled.open(path: MethodPaths.VisualSearch.query, body: [], endStream: false)
             }

@@ -1,5 +1,6 @@
 import CNghttp2
 import Glibc
+import H2TestClient
 import Testing
 
 @testable import WireProtocol

@@ -1,4 +1,5 @@
 import Glibc
+import H2TestClient
 import Testing
 
 @testable import WireProtocol

@@ -1,39 +1,47 @@
+// A raw HTTP/2 client on nghttp2 for tests that must speak the protocol badly or at its limits
+// (WireProtocolTests against an in-process server, ServiceTests against `vi-continue serve`).
+
 import CNghttp2
 import Glibc
 
 /// What a raw stream received.
-struct RawReply {
-    var headers: [(String, String)] = []
-    var trailers: [(String, String)] = []
-    var data: [UInt8] = []
-    var resetCode: UInt32?
-    var closed = false
-    var endStreamReceived = false
+public struct RawReply {
+    public var headers: [(String, String)] = []
+    public var trailers: [(String, String)] = []
+    public var data: [UInt8] = []
+    public var resetCode: UInt32?
+    public var closed = false
+    public var endStreamReceived = false
 
     private func value(_ name: String) -> String? {
         trailers.first { $0.0 == name }?.1 ?? headers.first { $0.0 == name }?.1
     }
-    var httpStatus: Int? { headers.first { $0.0 == ":status" }.flatMap { Int($0.1) } }
-    var grpcStatus: Int? { value("grpc-status").flatMap { Int($0) } }
-    var grpcMessage: String? { value("grpc-message") }
-    func header(_ name: String) -> String? { value(name) }
+    public var httpStatus: Int? { headers.first { $0.0 == ":status" }.flatMap { Int($0.1) } }
+    public var grpcStatus: Int? { value("grpc-status").flatMap { Int($0) } }
+    public var grpcMessage: String? { value("grpc-message") }
+    public func header(_ name: String) -> String? { value(name) }
 }
 
-struct RawClientError: Error, CustomStringConvertible {
-    var description: String
+public struct RawClientError: Error, CustomStringConvertible {
+    public var description: String
+    public init(description: String) { self.description = description }
 }
 
 /// A deliberately plain HTTP/2 client on nghttp2 and a blocking socket, for sending the
 /// malformed or hostile requests `GRPCClient` never would.
-final class RawH2Client {
-    let fd: Int32
-    var session: OpaquePointer?
-    var replies: [Int32: RawReply] = [:]
-    var bodies: [Int32: (bytes: [UInt8], offset: Int, end: Bool)] = [:]
-    var goawayCode: UInt32?
-    var connectionClosed = false
+public final class RawH2Client {
+    public let fd: Int32
+    public var session: OpaquePointer?
+    public var replies: [Int32: RawReply] = [:]
+    public var bodies: [Int32: (bytes: [UInt8], offset: Int, end: Bool)] = [:]
+    public var goawayCode: UInt32?
+    /// The last stream id the server's GOAWAY said it processed.
+    public var goawayLastStreamID: Int32?
+    public var connectionClosed = false
 
-    init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port`; with `waitsForServerStreamLimit` false, streams are sent
+    /// before the server's SETTINGS say how many it allows, as a flooding client would.
+    public init(port: Int, waitsForServerStreamLimit: Bool = true) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -68,6 +76,7 @@ final class RawH2Client {
             let header = frame!.pointee.hd
             if header.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
                 client.goawayCode = frame!.pointee.goaway.error_code
+                client.goawayLastStreamID = frame!.pointee.goaway.last_stream_id
             }
             if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
                 header.type == UInt8(NGHTTP2_HEADERS.rawValue) || header.type == UInt8(NGHTTP2_DATA.rawValue)
@@ -88,7 +97,13 @@ final class RawH2Client {
             if code != 0 { client.replies[id, default: RawReply()].resetCode = code }
             return 0
         }
-        nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer { nghttp2_option_del(option) }
+        // A hostile client does not hold streams back until the server's SETTINGS arrive (nghttp2
+        // would assume a limit of 100 until then): it sends as many as it likes.
+        if !waitsForServerStreamLimit { nghttp2_option_set_peer_max_concurrent_streams(option, UInt32.max) }
+        nghttp2_session_client_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
         nghttp2_submit_settings(session, 0, nil, 0)
     }
 
@@ -100,7 +115,7 @@ final class RawH2Client {
     /// Opens a stream with a gRPC-looking request; headers in `replace` override the defaults
     /// ("<none>" leaves one out).
     @discardableResult
-    func open(
+    public func open(
         path: String, body: [UInt8], endStream: Bool = true, extraHeaders: [(String, String)] = [],
         replace: [String: String] = [:]
     ) -> Int32 {
@@ -160,12 +175,12 @@ final class RawH2Client {
     }
 
     /// Sends a request and waits for its stream to close.
-    func call(
+    public func call(
         path: String, body: [UInt8], endStream: Bool = true, extraHeaders: [(String, String)] = [],
-        replace: [String: String] = [:]
+        replace: [String: String] = [:], seconds: Double = 30
     ) async throws -> RawReply {
         let id = open(path: path, body: body, endStream: endStream, extraHeaders: extraHeaders, replace: replace)
-        try await pump { self.replies[id]!.closed || self.replies[id]!.endStreamReceived }
+        try await pump(seconds: seconds) { self.replies[id]!.closed || self.replies[id]!.endStreamReceived }
         return replies[id]!
     }
 
@@ -173,7 +188,7 @@ final class RawH2Client {
     ///
     /// Polls without blocking and sleeps between polls, so the test never ties up a thread of
     /// the cooperative pool that the server's handlers need.
-    func pump(seconds: Double = 10, until done: () -> Bool) async throws {
+    public func pump(seconds: Double = 30, until done: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 65536)
         defer { buffer.deallocate() }
@@ -211,13 +226,26 @@ final class RawH2Client {
         }
     }
 
+    /// Reads whatever has already arrived, without waiting.
+    public func receiveAvailable() {
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 65536)
+        defer { buffer.deallocate() }
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while !connectionClosed, poll(&poller, 1, 0) > 0 {
+            let n = recv(fd, buffer, 65536, 0)
+            if n <= 0 || nghttp2_session_mem_recv(session, buffer, n) < 0 {
+                connectionClosed = true
+            }
+        }
+    }
+
     /// Resets a stream with CANCEL.
-    func reset(_ id: Int32) {
+    public func reset(_ id: Int32) {
         nghttp2_submit_rst_stream(session, 0, id, NGHTTP2_CANCEL.rawValue)
     }
 
     /// Queues a PING.
-    func ping() {
+    public func ping() {
         nghttp2_submit_ping(session, 0, nil)
     }
 }
