@@ -72,6 +72,8 @@ let package = Package(
 
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         .testTarget(name: "SearchAPITests", dependencies: ["SearchAPI"], swiftSettings: swiftSettings),
+        // Starting `vi-continue serve` from the tests that run the built executable.
+        .target(name: "ServeTestSupport", path: "Tests/ServeTestSupport", swiftSettings: swiftSettings),
         // A raw HTTP/2 client for the tests that speak the protocol badly or at its limits.
         .target(
             name: "H2TestClient", dependencies: ["CNghttp2"], path: "Tests/H2TestClient", swiftSettings: swiftSettings),
@@ -80,16 +82,19 @@ let package = Package(
         .testTarget(name: "RouterTests", dependencies: ["DeepLinkRouter"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SessionTests", dependencies: ["SearchSession", "CVectorKernels"], swiftSettings: swiftSettings),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "SearchAPI"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TerminalUITests", dependencies: ["TerminalUI", "SearchAPI", "ServeTestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ServiceTests",
             dependencies: [
                 "ContinueService", "SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession", "H2TestClient",
+                "ServeTestSupport",
             ],
             swiftSettings: swiftSettings),
         // Runs the built vi-continue executable and checks its outputs against snapshots.
         .testTarget(
-            name: "CLITests", dependencies: ["SearchSession"], exclude: ["Snapshots", "Fixtures"],
+            name: "CLITests", dependencies: ["SearchSession", "ServeTestSupport"], exclude: ["Snapshots", "Fixtures"],
             swiftSettings: swiftSettings),
     ]
 )

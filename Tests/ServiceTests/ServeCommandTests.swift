@@ -1,6 +1,7 @@
 import ContinueService
 import Foundation
 import SearchAPI
+import ServeTestSupport
 import Testing
 import WireProtocol
 
@@ -26,24 +27,7 @@ import WireProtocol
             process.standardError = stderr
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            // Startup lines go to stderr; the one that matters reads
-            // "vi-continue: serving on 127.0.0.1:PORT and unix:PATH".
-            var text = ""
-            while !text.contains("serving on") {
-                var line: [UInt8] = []
-                while let byte = stderr.fileHandleForReading.readData(ofLength: 1).first, byte != UInt8(ascii: "\n") {
-                    line.append(byte)
-                }
-                if line.isEmpty, !process.isRunning { break }
-                text = String(decoding: line, as: UTF8.self)
-            }
-            guard let range = text.range(of: "127.0.0.1:"),
-                let port = Int(text[range.upperBound...].prefix { $0.isNumber })
-            else {
-                process.terminate()
-                throw PythonPeer.PeerError(message: "serve did not start: \(text)")
-            }
-            self.port = port
+            port = try readServingPort(from: stderr, of: process)
         }
 
         /// Sends SIGTERM and waits for the exit status.

@@ -1,4 +1,5 @@
 import Foundation
+import ServeTestSupport
 
 /// A real `vi-continue serve` on an ephemeral port, with the test catalog and route table and
 /// in-memory sessions; stopped by SIGTERM.
@@ -7,10 +8,6 @@ final class ServeProcess: @unchecked Sendable {
     private let stderr = Pipe()
     /// `127.0.0.1:PORT`, for `--server`.
     let address: String
-
-    struct StartFailure: Error, CustomStringConvertible {
-        var description: String
-    }
 
     init(catalog: String = CLI.catalog, routes: String = CLI.routes) throws {
         process.executableURL = CLI.executable
@@ -23,22 +20,7 @@ final class ServeProcess: @unchecked Sendable {
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        // serve logs "vi-continue: serving on 127.0.0.1:PORT" on stderr once it listens.
-        var text = ""
-        while !text.contains("serving on") {
-            var line: [UInt8] = []
-            while let byte = stderr.fileHandleForReading.readData(ofLength: 1).first, byte != UInt8(ascii: "\n") {
-                line.append(byte)
-            }
-            if line.isEmpty, !process.isRunning { break }
-            text = String(decoding: line, as: UTF8.self)
-        }
-        guard let range = text.range(of: "127.0.0.1:"), let port = Int(text[range.upperBound...].prefix { $0.isNumber })
-        else {
-            process.terminate()
-            throw StartFailure(description: "serve did not start: \(text)")
-        }
-        address = "127.0.0.1:\(port)"
+        address = "127.0.0.1:\(try readServingPort(from: stderr, of: process))"
         // Keep draining the per-call log lines so the server never blocks on a full pipe.
         let handle = stderr.fileHandleForReading
         Thread.detachNewThread {

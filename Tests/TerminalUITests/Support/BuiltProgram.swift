@@ -1,4 +1,5 @@
 import Foundation
+import ServeTestSupport
 
 /// The built `vi-continue` executable, and a `vi-continue serve` run of it on an ephemeral port.
 enum BuiltProgram {
@@ -48,23 +49,7 @@ enum BuiltProgram {
             process.standardError = stderr
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            // The line that matters reads "vi-continue: serving on 127.0.0.1:PORT".
-            var text = ""
-            while !text.contains("serving on") {
-                var line: [UInt8] = []
-                while let byte = stderr.fileHandleForReading.readData(ofLength: 1).first, byte != UInt8(ascii: "\n") {
-                    line.append(byte)
-                }
-                if line.isEmpty, !process.isRunning { break }
-                text = String(decoding: line, as: UTF8.self)
-            }
-            guard let range = text.range(of: "127.0.0.1:"),
-                let port = Int(text[range.upperBound...].prefix { $0.isNumber })
-            else {
-                process.terminate()
-                throw Failure(description: "serve did not start: \(text)")
-            }
-            self.port = port
+            port = try readServingPort(from: stderr, of: process)
         }
 
         /// Sends SIGTERM and waits for the exit.
