@@ -52,7 +52,7 @@ public final class HealthService: Sendable {
     /// The methods to serve.
     public var methods: [ServerMethod] {
         [
-            .unary(MethodPaths.Health.check) {
+            .unaryOnLoop(MethodPaths.Health.check) {
                 (request: Health.CheckRequest, _) throws(RPCError) -> Health.CheckResponse in
                 guard let status = self.state.withLock({ $0.statuses[request.service] }) else {
                     throw RPCError(code: .notFound, message: "unknown service '\(request.service)'")

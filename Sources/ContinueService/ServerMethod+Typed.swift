@@ -23,6 +23,25 @@ extension ServerMethod {
         }
     }
 
+    /// A unary method answered synchronously on the connection's event loop (see
+    /// `ServerMethod.SynchronousUnaryHandler`): for handlers that never wait and take microseconds,
+    /// such as a health check, a sheet query or resolving a link.
+    ///
+    /// - Parameters:
+    ///   - path: "/package.Service/Method".
+    ///   - maxRequestBytes: The receive limit for this method.
+    ///   - body: The handler.
+    /// - Returns: The method to hand to `GRPCServer`.
+    package static func unaryOnLoop<Request: ProtoMessage, Response: ProtoMessage>(
+        _ path: String, maxRequestBytes: Int = 4 << 20,
+        _ body: @escaping @Sendable (Request, ServerContext) throws(RPCError) -> Response
+    ) -> ServerMethod {
+        ServerMethod(unaryPath: path, maxRequestBytes: maxRequestBytes) { (bytes, context) throws(RPCError) in
+            let request: Request = try decode(bytes)
+            return try body(request, context).serializedBytes()
+        }
+    }
+
     /// A server-streaming method whose handler takes an API message and sends API messages.
     ///
     /// - Parameters:
@@ -53,7 +72,7 @@ package struct MessageSink<Message: ProtoMessage>: Sendable {
 }
 
 /// Decodes a request, mapping validation failures to INTERNAL with the field that failed.
-private func decode<Request: ProtoMessage>(_ bytes: [UInt8]) throws(RPCError) -> Request {
+func decode<Request: ProtoMessage>(_ bytes: [UInt8]) throws(RPCError) -> Request {
     do {
         return try Request(serializedBytes: bytes)
     } catch {

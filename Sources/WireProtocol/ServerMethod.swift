@@ -32,6 +32,18 @@ public struct ServerMethod: Sendable {
     public var maxRequestBytes: Int
     /// The handler.
     public var handler: Handler
+    /// The same handler as a plain function, for a unary method made with
+    /// ``init(unaryPath:maxRequestBytes:synchronous:)``; `nil` otherwise.
+    public var synchronousHandler: SynchronousUnaryHandler?
+
+    /// Handles one unary call without suspending: takes the request, returns the response message.
+    ///
+    /// With `ServerConfiguration.startHandlersInline` the server calls it straight from the
+    /// connection's event loop, with no task and no writer: the cheapest way to answer a call,
+    /// and meant for handlers that take microseconds (every other connection of that loop waits).
+    /// Throwing `RPCError` sends its status, message and metadata as trailers.
+    public typealias SynchronousUnaryHandler =
+        @Sendable (_ request: [UInt8], _ context: ServerContext) throws(RPCError) -> [UInt8]
 
     /// Creates a method.
     public init(path: String, kind: Kind, maxRequestBytes: Int = 4 << 20, handler: @escaping Handler) {
@@ -39,6 +51,17 @@ public struct ServerMethod: Sendable {
         self.kind = kind
         self.maxRequestBytes = maxRequestBytes
         self.handler = handler
+    }
+
+    /// Creates a unary method answered by a synchronous handler (see ``SynchronousUnaryHandler``).
+    ///
+    /// Without inline handlers the server runs it in a task like any other handler.
+    public init(unaryPath path: String, maxRequestBytes: Int = 4 << 20, synchronous: @escaping SynchronousUnaryHandler) {
+        self.path = path
+        kind = .unary
+        self.maxRequestBytes = maxRequestBytes
+        handler = { request, context, writer in try await writer.write(synchronous(request, context)) }
+        synchronousHandler = synchronous
     }
 }
 

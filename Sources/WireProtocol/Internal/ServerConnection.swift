@@ -398,20 +398,30 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         startHandler(stream, request: request)
     }
 
+    /// Requests up to this size start their handler on the loop (when handlers start inline).
+    static let inlineRequestLimit = 64 << 10
+
     private func startHandler(_ stream: ServerStream, request: [UInt8]) {
         guard let method = stream.method else { return }
         releaseBuffered(stream)
         stream.phase = .running
         let accepted = Self.parseAcceptEncoding(stream.acceptEncoding)
+        let context = ServerContext(
+            path: method.path, requestMetadata: stream.metadata, deadline: stream.deadline, peer: peer,
+            acceptedCompression: accepted,
+            requestCompression: stream.requestWasCompressed ? stream.requestEncoding ?? .identity : .identity)
+        // A large request (a pixel buffer) means long decoding work: that goes to the thread pool,
+        // so the loop's other connections do not wait behind it.
+        let inline = core.configuration.startHandlersInline && request.count <= Self.inlineRequestLimit
+        if let synchronous = method.synchronousHandler, inline {
+            answer(stream, with: synchronous, request: request, context: context)
+            return
+        }
         let writer = ServerResponseWriter(
             connection: self, stream: stream, kind: method.kind, accepted: accepted,
             defaultCompression: core.configuration.responseCompression,
             highWater: core.configuration.streamWriteHighWater)
         stream.writer = writer
-        let context = ServerContext(
-            path: method.path, requestMetadata: stream.metadata, deadline: stream.deadline, peer: peer,
-            acceptedCompression: accepted,
-            requestCompression: stream.requestWasCompressed ? stream.requestEncoding ?? .identity : .identity)
         let handler = method.handler
         let deadline = stream.deadline
         let body: @Sendable () async -> Void = { [self] in
@@ -446,11 +456,38 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
                 loop.execute { [self] in complete(stream, status: finalStatus, completion: finalCompletion) }
             }
         }
-        if core.configuration.startHandlersInline, #available(macOS 26.0, *) {
+        if inline, #available(macOS 26.0, *) {
             stream.task = Task.immediate(operation: body)
         } else {
             stream.task = Task(operation: body)
         }
+    }
+
+    /// Answers a unary call from a synchronous handler in this loop iteration: no task, no writer,
+    /// the framed response and the status handed to nghttp2 together.
+    private func answer(
+        _ stream: ServerStream, with handler: ServerMethod.SynchronousUnaryHandler, request: [UInt8],
+        context: ServerContext
+    ) {
+        var completion = ServerResponseWriter.Completion(
+            messages: 0, trailing: Metadata(), unsentInitial: Metadata(), unaryResponse: nil, encoding: nil)
+        var status = Status.ok
+        do throws(RPCError) {
+            let message = try handler(request, context)
+            let algorithm = ServerResponseWriter.algorithm(
+                nil, default: core.configuration.responseCompression, accepted: context.acceptedCompression)
+            do {
+                completion.unaryResponse = try Envelope.frame(message, compression: algorithm)
+            } catch {
+                throw RPCError(code: .internalError, message: "compression failed", cause: error)
+            }
+            completion.messages = 1
+            completion.encoding = algorithm == .identity ? nil : algorithm
+        } catch {
+            status = error.status
+            completion.trailing = error.metadata
+        }
+        complete(stream, status: status, completion: completion)
     }
 
     private func complete(_ stream: ServerStream, status: Status, completion: ServerResponseWriter.Completion) {

@@ -47,8 +47,7 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
     }
 
     nonisolated(nonsending) func write(_ message: [UInt8], compression: CompressionAlgorithm?) async throws {
-        var algorithm = compression ?? defaultCompression
-        if algorithm != .identity && !accepted.contains(algorithm) { algorithm = .identity }
+        let algorithm = Self.algorithm(compression, default: defaultCompression, accepted: accepted)
         // The stream's grpc-encoding is fixed by the first compressed write; a later message in
         // another algorithm goes uncompressed.
         let chosen = state.withLock { state -> CompressionAlgorithm in
@@ -117,6 +116,16 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
             }
             waiter?.resume(throwing: CancellationError())
         }
+    }
+
+    /// The algorithm a message goes out in: the one asked for, else the server default, and
+    /// identity when the client did not list it in `grpc-accept-encoding`.
+    static func algorithm(
+        _ requested: CompressionAlgorithm?, default defaultCompression: CompressionAlgorithm,
+        accepted: [CompressionAlgorithm]
+    ) -> CompressionAlgorithm {
+        let algorithm = requested ?? defaultCompression
+        return algorithm == .identity || accepted.contains(algorithm) ? algorithm : .identity
     }
 
     /// Records that the loop handed `count` bytes to nghttp2; resumes a waiting writer below the
