@@ -21,11 +21,27 @@ public struct VisualSearchService: Sendable {
     /// The router's canonical links for results; a service with another router (a reloaded route
     /// table) has its own linker, so the snapshots' cached links are never those of an old table.
     private let linker: EntityLinker
+    /// Recent Query answers; each service has its own, since answers carry its router's links.
+    private let queryCache: QueryResponseCache
 
-    public init(sessions: SearchSessions, router: DeepLinkRouter.Router) {
+    /// The default for `queryCacheEntries`: about a megabyte of sheet answers at most.
+    public static let defaultQueryCacheEntries = 512
+
+    /// Creates the service.
+    ///
+    /// - Parameters:
+    ///   - sessions: Sessions, and through them the search engine.
+    ///   - router: The route table for Resolve, Link and result links.
+    ///   - queryCacheEntries: How many recent Query answers to keep for repeated requests (twice
+    ///     this at most; see ``QueryResponseCache``); 0 answers every call afresh.
+    public init(
+        sessions: SearchSessions, router: DeepLinkRouter.Router,
+        queryCacheEntries: Int = VisualSearchService.defaultQueryCacheEntries
+    ) {
         self.sessions = sessions
         self.router = router
         linker = Self.linker(for: router)
+        queryCache = QueryResponseCache(capacity: queryCacheEntries)
     }
 
     /// The linker giving each entity the router's canonical link, `nil` (the catalog's own link)
@@ -38,8 +54,8 @@ public struct VisualSearchService: Sendable {
     public var methods: [ServerMethod] {
         typealias Paths = MethodPaths.VisualSearch
         return [
-            .unary(Paths.query, maxRequestBytes: Self.descriptorReceiveLimit) { (request: SearchAPI.QueryRequest, _) in
-                try SearchAPI.QueryResponse(results: query(request))
+            ServerMethod(unaryPath: Paths.query, maxRequestBytes: Self.descriptorReceiveLimit) {
+                (bytes, _) throws(RPCError) in try answerQuery(bytes)
             },
             .serverStreaming(Paths.streamQuery, maxRequestBytes: Self.descriptorReceiveLimit) {
                 (request: SearchAPI.QueryRequest, _, sink: MessageSink<SearchAPI.QueryResult>) in
@@ -67,10 +83,10 @@ public struct VisualSearchService: Sendable {
                 }
                 return SearchAPI.SearchState(state)
             },
-            .unary(Paths.resolve) { (request: ResolveRequest, _) throws(RPCError) -> SearchAPI.Destination in
+            .unaryOnLoop(Paths.resolve) { (request: ResolveRequest, _) throws(RPCError) -> SearchAPI.Destination in
                 try resolve(request)
             },
-            .unary(Paths.link) { (request: LinkRequest, _) throws(RPCError) -> LinkResponse in
+            .unaryOnLoop(Paths.link) { (request: LinkRequest, _) throws(RPCError) -> LinkResponse in
                 try link(request)
             },
             .unary(Paths.upsertEntities, maxRequestBytes: Self.descriptorReceiveLimit) {
@@ -93,6 +109,20 @@ public struct VisualSearchService: Sendable {
         } catch {
             throw RPCError(error)
         }
+    }
+
+    /// Answers a serialized Query: the kept answer when the same bytes were asked of this catalog
+    /// snapshot today, else a fresh search, kept for next time.
+    private func answerQuery(_ bytes: [UInt8]) throws(RPCError) -> [UInt8] {
+        // Read before searching: a catalog update in between makes the answer newer than its
+        // stamp, never older, and the next call's newer stamp empties the cache anyway.
+        let stamp = QueryResponseCache.Stamp(
+            catalogVersion: sessions.engine.snapshot.version, day: sessions.engine.currentDay)
+        if let kept = queryCache.response(to: bytes, stamp: stamp) { return kept }
+        let request: SearchAPI.QueryRequest = try decode(bytes)
+        let response = try SearchAPI.QueryResponse(results: query(request)).serializedBytes()
+        queryCache.store(response, for: bytes, stamp: stamp)
+        return response
     }
 
     private func query(_ request: SearchAPI.QueryRequest) throws(RPCError) -> [SearchAPI.QueryResult] {

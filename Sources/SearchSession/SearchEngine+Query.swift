@@ -68,6 +68,10 @@ extension SearchEngine {
     /// Today's date as `YYYY-MM-DD` (UTC), for "upcoming" related entities.
     func today() -> String { Self.civilDate(unixMs: nowMs()) }
 
+    /// The UTC day, in days since the Unix epoch, that sheet answers are computed for: they list
+    /// upcoming events from this day on, so an answer kept for reuse is good until the day changes.
+    public var currentDay: Int64 { nowMs().dividedFloor(by: 86_400_000) }
+
     /// The deep links of `docs` in `s`: the linker's (cached with the snapshot), else the catalog's.
     static func links(_ docs: [Int32], in s: CatalogSnapshot, linker: EntityLinker?) -> [String] {
         if let linker { return s.linkCache.links(docs, entities: s.entities, linker: linker) }

@@ -58,6 +58,9 @@ enum ServeCommand {
             OptionSpec(
                 "busy-poll", valueName: "MICROSECONDS",
                 help: "Keep polling this long after I/O before sleeping, for lower latency; 0 never (default 0)."),
+            OptionSpec(
+                "query-cache", valueName: "N",
+                help: "Keep up to N recent Query answers for repeated requests, until the catalog changes; 0 never (default 512)."),
             OptionSpec("log-level", valueName: "LEVEL", help: "error, warn, info (default) or debug."),
         ])
 
@@ -84,6 +87,12 @@ enum ServeCommand {
             return ExitCode.usage
         }
 
+        let queryCacheText = settings.value("query-cache") ?? String(VisualSearchService.defaultQueryCacheEntries)
+        guard let queryCacheEntries = Int(queryCacheText), (0...1_000_000).contains(queryCacheEntries) else {
+            writeError("error: --query-cache must be a whole number of answers from 0 to 1000000")
+            return ExitCode.usage
+        }
+
         let setup: ServiceSetup
         do {
             setup = try ServiceSetup.load(settings)
@@ -97,7 +106,8 @@ enum ServeCommand {
             pollInterval: reloadSeconds > 0 ? .milliseconds(Int(reloadSeconds * 1000)) : nil)
         defer { reloader.cancel() }
         let health = HealthService()
-        let service = VisualSearchService(sessions: setup.sessions, router: setup.router)
+        let service = VisualSearchService(
+            sessions: setup.sessions, router: setup.router, queryCacheEntries: queryCacheEntries)
         let server = GRPCServer(configuration: configuration, methods: health.methods + service.methods)
         let signals = ShutdownSignals {
             health.stopWatching()

@@ -106,7 +106,8 @@ extension ServeProcessTests {
             "a limit that does not fit is a usage error naming the option",
             arguments: [
                 ["--max-connections", "0"], ["--max-streams-per-connection", "many"], ["--idle-timeout", "-1"],
-                ["--log-level", "chatty"], ["--busy-poll", "-1"], ["--busy-poll", "soon"],
+                ["--log-level", "chatty"], ["--busy-poll", "-1"], ["--busy-poll", "soon"], ["--query-cache", "-1"],
+                ["--query-cache", "lots"],
             ])
         func badLimits(_ arguments: [String]) throws {
             let process = Process()
