@@ -63,13 +63,14 @@ public struct ServerConfiguration: Sendable {
     /// handlers do long synchronous work before their first `await`, which would hold up the
     /// other connections of that loop.
     public var startHandlersInline: Bool
-    /// How long an event loop keeps polling for I/O without sleeping after it last had something
-    /// to do (`epoll_wait` with a zero timeout), before it blocks.
+    /// The longest an event loop keeps polling for I/O without sleeping (`epoll_wait` with a zero
+    /// timeout, yielding the core to any other runnable thread) after it last had something to do.
     ///
     /// A request that arrives within the window is read at once instead of after the thread's
-    /// wake-up, which on a VM is a good part of a small call's round trip. The cost is CPU while
-    /// spinning, up to the window after each burst of activity; an idle server spins not at all.
-    /// `.zero` turns it off (for a server that shares its cores with busier work).
+    /// wake-up, which on a VM is a good part of a small call's round trip. Each loop learns how
+    /// long to poll from the gaps in its own traffic, up to this window: with calls arriving
+    /// back to back it polls, with sparse calls or none it sleeps at once (see
+    /// `AdaptivePollWindow`). `.zero` turns polling off.
     public var busyPollWindow: Duration
     /// Told about every gRPC call when it ends (for a call log or metrics); `nil` skips the
     /// bookkeeping. Requests answered with a bare HTTP status (405, 415) are not gRPC calls.
@@ -120,9 +121,8 @@ public struct ServerConfiguration: Sendable {
         self.callObserver = callObserver
     }
 
-    /// The default `busyPollWindow`: off. Spinning measured no clear gain on a quiet machine
-    /// (h2load, one call in flight, within run-to-run noise) and, where servers share cores with
-    /// other work, it takes CPU from that work; a dedicated core may set 50–200 µs.
+    /// The default `busyPollWindow`: off, so a server embedded in other work never spins
+    /// unasked; `vi-continue serve` turns on 100 µs.
     public static let defaultBusyPollWindow: Duration = .zero
 
     /// The number of online processors.

@@ -57,7 +57,8 @@ enum ServeCommand {
                 help: "Close connections without calls after this long, with GOAWAY; 0 never (default 300)."),
             OptionSpec(
                 "busy-poll", valueName: "MICROSECONDS",
-                help: "Keep polling this long after I/O before sleeping, for lower latency; 0 never (default 0)."),
+                help:
+                    "Poll up to this long after I/O before sleeping, as long as requests keep coming that soon; 0 never (default 100)."),
             OptionSpec(
                 "query-cache", valueName: "N",
                 help: "Keep up to N recent Query answers for repeated requests, until the catalog changes; 0 never (default 512)."),
@@ -131,6 +132,9 @@ enum ServeCommand {
         return ExitCode.ok
     }
 
+    /// The longest busy-poll window `serve` uses unless told otherwise, in microseconds.
+    static let defaultBusyPollMicroseconds = 100
+
     /// Reads the connection limits and the log level into `configuration`.
     ///
     /// - Throws: `ServiceSetup.Failure` naming the option whose value does not fit.
@@ -149,7 +153,9 @@ enum ServeCommand {
             throw ServiceSetup.Failure(description: "--idle-timeout must be a number of seconds, 0 or more")
         }
         configuration.idleTimeout = idle == 0 ? nil : .milliseconds(max(1, Int((idle * 1000).rounded())))
-        let busyPollText = settings.value("busy-poll") ?? "0"
+        // On by default for `serve`: the window adapts to the traffic, so a quiet or sparse
+        // server sleeps at once, while back-to-back calls skip the loop's wake-up latency.
+        let busyPollText = settings.value("busy-poll") ?? String(Self.defaultBusyPollMicroseconds)
         guard let busyPoll = Int(busyPollText), (0...1_000_000).contains(busyPoll) else {
             throw ServiceSetup.Failure(
                 description: "--busy-poll must be a whole number of microseconds from 0 to 1000000")

@@ -1,46 +1,58 @@
-import Synchronization
+import Foundation
 import Testing
 
 @testable import WireProtocol
 
-/// `ServerConfiguration.busyPollWindow`: a loop keeps polling for a while after activity, then
-/// sleeps; calls behave the same whatever the window.
+/// `ServerConfiguration.busyPollWindow`: a loop keeps polling after activity for as long as its
+/// traffic makes worthwhile, then sleeps; calls behave the same whatever the window.
 @Suite struct BusyPollTests {
-    /// Set by a task on the loop thread, read by the test.
-    private final class RanFlag: Sendable {
-        let value = Atomic<Bool>(false)
-    }
-
-    /// Runs one task on a fresh loop, then reports the loop thread's CPU time over the window
-    /// and over the idle time after it.
-    private func cpuAfterOneTask(window: Duration) async throws -> (afterTask: Duration, idle: Duration) {
+    /// Posts `count` tasks to a fresh loop, `gap` apart (from a plain thread, so the gaps do not
+    /// wait on the test's task pool), then reports the poll window the loop learnt and its
+    /// thread's CPU time over an idle stretch once that window has run out.
+    private func learn(
+        tasks count: Int, gap: Duration, window: Duration
+    ) async throws -> (learnt: Duration, idleCPU: Duration) {
         let loop = EventLoop(name: "busy-poll-test", busyPollWindow: window)
         loop.start()
         defer { loop.stopAndJoin() }
-        let ran = RanFlag()
-        let start = loop.threadCPUTime()
-        loop.execute { ran.value.store(true, ordering: .relaxed) }
-        try await Task.sleep(for: window + .milliseconds(200))
-        let didRun = ran.value.load(ordering: .relaxed)
-        #expect(didRun)
-        let afterTask = loop.threadCPUTime()
+        let microseconds = UInt32(gap / .microseconds(1))
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                for _ in 0..<count {
+                    loop.execute {}
+                    usleep(microseconds)
+                }
+                done.resume()
+            }
+        }
+        let learnt = await withCheckedContinuation { (answer: CheckedContinuation<Duration, Never>) in
+            loop.execute { answer.resume(returning: loop.currentPollWindow) }
+        }
+        try await Task.sleep(for: window + .milliseconds(100))
+        let before = loop.threadCPUTime()
         try await Task.sleep(for: .milliseconds(300))
-        let afterIdle = loop.threadCPUTime()
-        return (afterTask - start, afterIdle - afterTask)
+        return (learnt, loop.threadCPUTime() - before)
     }
 
-    @Test func aLoopSpinsForItsWindowAfterActivityThenSleeps() async throws {
-        let (afterTask, idle) = try await cpuAfterOneTask(window: .milliseconds(40))
-        // Spinning for 40 ms costs milliseconds of CPU even on a busy machine; a loop that went
-        // straight to sleep would have used a few microseconds.
-        #expect(afterTask >= .milliseconds(2), "the loop did not spin: \(afterTask) of CPU")
-        #expect(idle < .milliseconds(5), "an idle loop kept using CPU: \(idle) in 300 ms")
+    @Test func aLoopWhoseWorkComesWithinItsWindowLearnsToPollAndSleepsWhenIdle() async throws {
+        // Tasks about 1 ms apart under a 1 s window: the poll window doubles from 10 µs with each
+        // gap it missed (a loaded machine only stretches the gaps, still well within 1 s).
+        let (learnt, idleCPU) = try await learn(tasks: 30, gap: .milliseconds(1), window: .seconds(1))
+        #expect(learnt >= .milliseconds(1), "the loop learnt a poll window of \(learnt)")
+        #expect(idleCPU < .milliseconds(5), "an idle loop kept using CPU: \(idleCPU) in 300 ms")
     }
 
-    @Test func aZeroWindowNeverSpins() async throws {
-        let (afterTask, idle) = try await cpuAfterOneTask(window: .zero)
-        #expect(afterTask < .milliseconds(2), "a loop without a window used \(afterTask) after one task")
-        #expect(idle < .milliseconds(5), "an idle loop kept using CPU: \(idle) in 300 ms")
+    @Test func aLoopWhoseWorkComesFarApartDoesNotPoll() async throws {
+        // Gaps of 20 ms never fit a 5 ms window: polling would only waste the CPU.
+        let (learnt, idleCPU) = try await learn(tasks: 10, gap: .milliseconds(20), window: .milliseconds(5))
+        #expect(learnt == .zero)
+        #expect(idleCPU < .milliseconds(5), "an idle loop kept using CPU: \(idleCPU) in 300 ms")
+    }
+
+    @Test func aZeroWindowNeverPolls() async throws {
+        let (learnt, idleCPU) = try await learn(tasks: 20, gap: .milliseconds(1), window: .zero)
+        #expect(learnt == .zero)
+        #expect(idleCPU < .milliseconds(5), "an idle loop kept using CPU: \(idleCPU) in 300 ms")
     }
 
     @Test(arguments: [Duration.zero, .microseconds(100), .milliseconds(20)])
@@ -72,5 +84,46 @@ import Testing
         let configuration = ServerConfiguration()
         #expect(configuration.busyPollWindow == ServerConfiguration.defaultBusyPollWindow)
         #expect(configuration.busyPollWindow == .zero)
+    }
+}
+
+/// The rule behind the loop's poll window, gap by gap.
+@Suite struct AdaptivePollWindowTests {
+    @Test func itStartsClosedAndDoublesForGapsTheMaximumWouldCatch() {
+        var window = AdaptivePollWindow(maximum: .microseconds(100))
+        #expect(window.current == .zero)
+        var seen: [Duration] = []
+        for _ in 0..<6 {
+            window.observe(gap: .microseconds(90))
+            seen.append(window.current)
+        }
+        #expect(seen == [10, 20, 40, 80, 100, 100].map { .microseconds($0) })
+    }
+
+    @Test func gapsItAlreadyCoversChangeNothing() {
+        var window = AdaptivePollWindow(maximum: .microseconds(100))
+        for _ in 0..<3 { window.observe(gap: .microseconds(30)) }
+        #expect(window.current == .microseconds(40))
+        window.observe(gap: .microseconds(5))
+        window.observe(gap: .microseconds(40))
+        #expect(window.current == .microseconds(40))
+    }
+
+    @Test func gapsBeyondTheMaximumHalveItDownToNothing() {
+        var window = AdaptivePollWindow(maximum: .microseconds(100))
+        for _ in 0..<5 { window.observe(gap: .microseconds(90)) }
+        #expect(window.current == .microseconds(100))
+        var seen: [Duration] = []
+        for _ in 0..<5 {
+            window.observe(gap: .milliseconds(3))
+            seen.append(window.current)
+        }
+        #expect(seen == [50, 25, 12.5, 0, 0].map { .nanoseconds(Int($0 * 1000)) })
+    }
+
+    @Test func aZeroMaximumNeverOpens() {
+        var window = AdaptivePollWindow(maximum: .zero)
+        for gap in [1, 10, 1000] { window.observe(gap: .microseconds(gap)) }
+        #expect(window.current == .zero)
     }
 }

@@ -25,10 +25,11 @@ final class LoopTimer {
 /// Everything registered with a loop, and every nghttp2 session, is touched only on its thread;
 /// other threads reach it through `execute(_:)`.
 ///
-/// With a busy-poll window the loop does not go to sleep right after handling I/O: it keeps
-/// polling without blocking for that long, so the next request of a client that answers quickly
-/// is picked up without the thread's wake-up latency (tens of microseconds on a VM). An idle
-/// loop still sleeps: the window starts again only when something happens.
+/// With a busy-poll window the loop need not go to sleep right after handling I/O: it keeps
+/// polling without blocking for a while, so the next request of a client that answers quickly
+/// is picked up without the thread's wake-up latency (tens of microseconds on a VM). How long is
+/// learnt from the traffic (``AdaptivePollWindow``), up to the configured window; an idle loop,
+/// or one whose requests are far apart, sleeps at once.
 final class EventLoop: @unchecked Sendable {
     private struct Pending {
         var tasks: [@Sendable () -> Void] = []
@@ -45,8 +46,9 @@ final class EventLoop: @unchecked Sendable {
     private var timers: [LoopTimer] = []  // a binary min-heap on deadline
     private var dirty: [H2Connection] = []
     private var deferred: [H2Connection] = []
-    /// How long the loop keeps polling after its last I/O or task before it sleeps; zero never spins.
-    private let busyPollWindow: Duration
+    /// How long the loop keeps polling after its last I/O or task before it sleeps, within the
+    /// configured window; a zero window never spins.
+    private var pollWindow: AdaptivePollWindow
     /// When the loop last handled a descriptor event or a task; the busy-poll window counts from here.
     private var lastActivity = ContinuousClock.now
     /// A read buffer shared by every connection of the loop, so idle connections hold none.
@@ -55,7 +57,7 @@ final class EventLoop: @unchecked Sendable {
 
     init(name: String, busyPollWindow: Duration = .zero) {
         self.name = name
-        self.busyPollWindow = busyPollWindow
+        pollWindow = AdaptivePollWindow(maximum: busyPollWindow)
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
@@ -70,6 +72,9 @@ final class EventLoop: @unchecked Sendable {
         close(wakeFD)
         readBuffer.deallocate()
     }
+
+    /// How long the loop polls before sleeping now, as learnt from its traffic; loop thread only.
+    var currentPollWindow: Duration { pollWindow.current }
 
     /// Whether the caller runs on this loop's thread.
     var inLoop: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
@@ -213,7 +218,7 @@ final class EventLoop: @unchecked Sendable {
     ///
     /// - Returns: The number of events in `events`; 0 when the window ended or a task arrived.
     private func busyPoll(_ events: UnsafeMutablePointer<epoll_event>, capacity: Int32) -> Int32 {
-        let until = lastActivity + busyPollWindow
+        let until = lastActivity + pollWindow.current
         // While spinning the loop looks at its task queue itself, so `execute` from another
         // thread need not write the eventfd (a syscall on that side, a wake-up on this one).
         let alreadyQueued = pending.withLock { state -> Bool in
@@ -228,6 +233,9 @@ final class EventLoop: @unchecked Sendable {
             if n != 0 { break }
             if pending.withLock({ !$0.tasks.isEmpty }) { break }
             if ContinuousClock.now >= until { break }
+            // Spin politely: a thread waiting for this core (a handler task, another process)
+            // runs first.
+            sched_yield()
         }
         // Before sleeping, `execute` must wake the loop again; tasks queued meanwhile are run by
         // the caller, which clears the flag after taking them.
@@ -241,15 +249,19 @@ final class EventLoop: @unchecked Sendable {
         let capacity: Int32 = 128
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
         defer { events.deallocate() }
-        let spins = busyPollWindow > .zero
+        let spins = pollWindow.maximum > .zero
         while true {
             var timeout = blockingTimeout()
             var n: Int32 = 0
-            if spins && timeout != 0 && ContinuousClock.now - lastActivity < busyPollWindow {
+            // Out of work: the gap until the next event tells the poll window what spinning
+            // would have been worth.
+            let wentIdle = spins && timeout != 0
+            if wentIdle && ContinuousClock.now - lastActivity < pollWindow.current {
                 n = busyPoll(events, capacity: capacity)
                 if n == 0 { timeout = blockingTimeout() }
             }
             if n == 0 { n = epoll_wait(epfd, events, capacity, timeout) }
+            let woke = wentIdle ? ContinuousClock.now : lastActivity
             var active = false
             if n > 0 {
                 for i in 0..<Int(n) {
@@ -282,7 +294,10 @@ final class EventLoop: @unchecked Sendable {
             if !tasks.isEmpty { active = true }
             for task in tasks { task() }
             flushDirty()
-            if spins && active { lastActivity = .now }
+            if spins && active {
+                if wentIdle { pollWindow.observe(gap: woke - lastActivity) }
+                lastActivity = .now
+            }
             if stopping {
                 let remaining = pending.withLock { $0.tasks.isEmpty }
                 if remaining { break }
