@@ -55,9 +55,13 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     /// Pings a silent peer and closes the connection if nothing comes back in time.
     private func armKeepalive() {
-        guard let interval = core.configuration.keepaliveInterval else { return }
-        keepaliveTimer = loop.schedule(at: max(lastReadAt + interval, .now + interval / 8)) { [weak self] in
-            guard let self, !self.isClosed, let session = self.session else { return }
+        guard let interval = core.configuration.keepaliveInterval, !isClosed else { return }
+        // The timers of a connection hold it strongly and are cancelled (their closures
+        // dropped) when it closes. A weak reference would give the connection a side table, and
+        // from then on every retain and release of it, several per request header, would take
+        // the runtime's slow path: about a tenth of a small call's CPU.
+        keepaliveTimer = loop.schedule(at: max(lastReadAt + interval, .now + interval / 8)) { [self] in
+            guard !self.isClosed, let session = self.session else { return }
             if ContinuousClock.now - self.lastReadAt < interval {
                 self.armKeepalive()
                 return
@@ -66,8 +70,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             self.loop.markDirty(self)
             let pingedAt = ContinuousClock.now
             self.keepaliveTimer = self.loop.schedule(at: pingedAt + self.core.configuration.keepaliveTimeout) {
-                [weak self] in
-                guard let self, !self.isClosed else { return }
+                [self] in
+                guard !self.isClosed else { return }
                 if self.lastReadAt < pingedAt {
                     self.close()
                 } else {
@@ -78,13 +82,13 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     }
 
     private func armIdleTimer() {
-        guard let timeout = core.configuration.idleTimeout else { return }
+        guard let timeout = core.configuration.idleTimeout, !isClosed else { return }
         idleTimer?.cancel()
         // Never in the past: a connection busy with a long stream is checked again a full
         // timeout later rather than in a tight loop.
         let next = max(lastActivity + timeout, ContinuousClock.now + timeout / 4)
-        idleTimer = loop.schedule(at: streams.isEmpty ? next : ContinuousClock.now + timeout) { [weak self] in
-            guard let self, !self.isClosed else { return }
+        idleTimer = loop.schedule(at: streams.isEmpty ? next : ContinuousClock.now + timeout) { [self] in
+            guard !self.isClosed else { return }
             guard ContinuousClock.now - self.lastActivity >= timeout else { return self.armIdleTimer() }
             if self.streams.isEmpty {
                 self.startGoaway()
@@ -349,10 +353,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             }
             let deadline = ContinuousClock.now + timeout
             stream.deadline = deadline
-            stream.timer = loop.schedule(at: deadline) { [weak self, weak stream] in
-                guard let self, let stream else { return }
-                self.deadlineExpired(stream)
-            }
+            // Strong, like the connection's timers: the stream cancels it when it closes.
+            stream.timer = loop.schedule(at: deadline) { [self, stream] in deadlineExpired(stream) }
         }
         guard let path = stream.path, let method = core.methods[path] else {
             reject(stream, RPCError(code: .unimplemented, message: "method not found: \(stream.path ?? "")"))
