@@ -90,7 +90,7 @@ final class ServerCore: @unchecked Sendable {
     }
 
     let configuration: ServerConfiguration
-    let methods: [String: ServerMethod]
+    let methods: MethodTable
     let acceptEncodingHeader: String
     /// The response headers of a call that sets no metadata and compresses nothing.
     let plainResponseHeaders: FixedHeaders
@@ -102,9 +102,7 @@ final class ServerCore: @unchecked Sendable {
 
     init(configuration: ServerConfiguration, methods: [ServerMethod]) {
         self.configuration = configuration
-        var table: [String: ServerMethod] = [:]
-        for method in methods { table[method.path] = method }
-        self.methods = table
+        self.methods = MethodTable(methods)
         var encodings = configuration.enabledCompression
         if !encodings.contains(.identity) { encodings.insert(.identity, at: 0) }
         acceptEncodingHeader = encodings.map(\.name).joined(separator: ",")

@@ -180,9 +180,11 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             return H2.temporalFailure
         }
         switch RequestHeaderName(name) {
-        case .method: stream.httpMethod = String(decoding: value, as: UTF8.self)
-        case .path: stream.path = String(decoding: value, as: UTF8.self)
-        case .contentType: stream.contentType = String(decoding: value, as: UTF8.self)
+        case .method: stream.isPost = value.elementsEqual("POST".utf8)
+        case .path:
+            stream.target = core.methods.method(forPath: value)
+            stream.unknownPath = stream.target == nil ? String(decoding: value, as: UTF8.self) : nil
+        case .contentType: stream.hasGRPCContentType = Self.isGRPCContentType(value)
         case .encoding: stream.encodingName = String(decoding: value, as: UTF8.self)
         case .acceptEncoding: stream.acceptEncoding = String(decoding: value, as: UTF8.self)
         case .timeout: stream.timeoutText = String(decoding: value, as: UTF8.self)
@@ -332,11 +334,11 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     // MARK: Requests
 
     private func requestHeadersComplete(_ stream: ServerStream) {
-        guard stream.httpMethod == "POST" else {
+        guard stream.isPost == true else {
             respondHTTP(stream, status: 405)
             return
         }
-        guard let contentType = stream.contentType, Self.isGRPCContentType(contentType) else {
+        guard stream.hasGRPCContentType == true else {
             respondHTTP(stream, status: 415)
             return
         }
@@ -356,8 +358,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             // Strong, like the connection's timers: the stream cancels it when it closes.
             stream.timer = loop.schedule(at: deadline) { [self, stream] in deadlineExpired(stream) }
         }
-        guard let path = stream.path, let method = core.methods[path] else {
-            reject(stream, RPCError(code: .unimplemented, message: "method not found: \(stream.path ?? "")"))
+        guard let method = stream.target else {
+            reject(stream, RPCError(code: .unimplemented, message: "method not found: \(stream.unknownPath ?? "")"))
             return
         }
         if let name = stream.encodingName {
@@ -376,11 +378,20 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         stream.deframer = MessageDeframer(maxMessageBytes: method.maxRequestBytes)
     }
 
-    static func isGRPCContentType(_ value: String) -> Bool {
-        guard value.hasPrefix("application/grpc") else { return false }
-        let rest = value.utf8.dropFirst(16)
-        guard let next = rest.first else { return true }
+    /// Whether a `content-type` is gRPC's: "application/grpc", alone or followed by "+" (a
+    /// message format) or ";" (parameters).
+    static func isGRPCContentType(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        let prefix = "application/grpc".utf8
+        guard value.count >= prefix.count, value.prefix(prefix.count).elementsEqual(prefix) else { return false }
+        guard value.count > prefix.count else { return true }
+        let next = value[prefix.count]
         return next == UInt8(ascii: "+") || next == UInt8(ascii: ";")
+    }
+
+    /// `isGRPCContentType(_:)` for a `String`.
+    static func isGRPCContentType(_ value: String) -> Bool {
+        var value = value
+        return value.withUTF8 { isGRPCContentType($0) }
     }
 
     private func endOfRequest(_ stream: ServerStream) {

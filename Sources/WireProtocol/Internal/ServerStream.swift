@@ -20,13 +20,21 @@ final class ServerStream: @unchecked Sendable {
 
     // Request headers.
     var headerBytes = 0
-    var httpMethod: String?
-    var path: String?
-    var contentType: String?
+    /// Whether `:method` was POST; `nil` before it arrives.
+    var isPost: Bool?
+    /// The method served at `:path`, found from its bytes.
+    var target: ServerMethod?
+    /// A `:path` no method is served at, kept for the error and the call log.
+    var unknownPath: String?
+    /// Whether `content-type` is gRPC's; `nil` before it arrives.
+    var hasGRPCContentType: Bool?
     var encodingName: String?
     var acceptEncoding: String?
     var timeoutText: String?
     var metadata = Metadata()
+
+    /// The `:path` of the call, if it came.
+    var path: String? { target?.path ?? unknownPath }
 
     // Request body.
     var method: ServerMethod?
