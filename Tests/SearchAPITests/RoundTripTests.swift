@@ -237,3 +237,29 @@ extension String {
         hasSuffix(" ") ? String(dropLast()) : self
     }
 }
+
+/// No bytes decode to the all-defaults message (proto3), for every message type: the decoder
+/// answers that case itself, without protobuf-c.
+@Suite struct EmptyMessageTests {
+    static let types: [any ProtoMessage.Type] = [
+        Health.CheckRequest.self, Health.CheckResponse.self, Interop.Empty.self, Interop.SimpleRequest.self,
+        Descriptor.self, Label.self, PixelBuffer.self, FeaturePrint.self, QueryRequest.self, QueryResponse.self,
+        EntityRef.self, QueryResult.self, CaptureRequest.self, SearchRequest.self, AttributeFilter.self,
+        FilterExpression.self, Sort.self, SearchState.self, Facet.self, ResolveRequest.self, Destination.self,
+        LinkRequest.self, LinkResponse.self, Entity.self, UpsertEntitiesRequest.self, DeleteEntitiesRequest.self,
+        CatalogUpdateResponse.self,
+    ]
+
+    /// protobuf-c's reading of a message with nothing but an unknown field (1000, varint 0)
+    /// is what the shortcut answers for no bytes at all.
+    static func decodesEmptyToDefaults<M: ProtoMessage>(_: M.Type) throws -> Bool {
+        let throughProtobufC = try M(serializedBytes: [0xC0, 0x3E, 0x00])
+        return try M(serializedBytes: [UInt8]()) == throughProtobufC && throughProtobufC == M()
+            && M().serializedBytes().isEmpty
+    }
+
+    @Test("no bytes are the default message", arguments: 0..<types.count)
+    func emptyIsDefault(index: Int) throws {
+        #expect(try Self.decodesEmptyToDefaults(Self.types[index]), "\(Self.types[index])")
+    }
+}
