@@ -56,7 +56,8 @@ public struct ServerMethod: Sendable {
     /// Creates a unary method answered by a synchronous handler (see ``SynchronousUnaryHandler``).
     ///
     /// Without inline handlers the server runs it in a task like any other handler.
-    public init(unaryPath path: String, maxRequestBytes: Int = 4 << 20, synchronous: @escaping SynchronousUnaryHandler) {
+    public init(unaryPath path: String, maxRequestBytes: Int = 4 << 20, synchronous: @escaping SynchronousUnaryHandler)
+    {
         self.path = path
         kind = .unary
         self.maxRequestBytes = maxRequestBytes

@@ -57,11 +57,10 @@ enum ServeCommand {
                 help: "Close connections without calls after this long, with GOAWAY; 0 never (default 300)."),
             OptionSpec(
                 "busy-poll", valueName: "MICROSECONDS",
-                help:
-                    "Poll up to this long after I/O before sleeping, as long as requests keep coming that soon; 0 never (default 100)."),
+                help: "Poll up to this long after I/O while calls keep coming that soon; 0 never (default 100)."),
             OptionSpec(
                 "query-cache", valueName: "N",
-                help: "Keep up to N recent Query answers for repeated requests, until the catalog changes; 0 never (default 512)."),
+                help: "Recent Query answers kept for repeated requests until the catalog changes; 0 off (default 512)."),
             OptionSpec("log-level", valueName: "LEVEL", help: "error, warn, info (default) or debug."),
         ])
 

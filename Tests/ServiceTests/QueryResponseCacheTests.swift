@@ -91,7 +91,8 @@ import WireProtocol
             let found = try await client.query(request)
             #expect(found.results.map(\.entity) == [EntityRef(type: "album", id: "quokka")])
             #expect(try await client.query(request) == found)
-            _ = try await client.deleteEntities(DeleteEntitiesRequest(entities: [EntityRef(type: "album", id: "quokka")]))
+            _ = try await client.deleteEntities(
+                DeleteEntitiesRequest(entities: [EntityRef(type: "album", id: "quokka")]))
             #expect(try await client.query(request).results.isEmpty)
             await client.close()
         }
