@@ -12,12 +12,14 @@ import Synchronization
 /// move the entry to the newer one; when the newer one is full the older one is dropped, so recent
 /// requests stay and the rest age out without per-entry bookkeeping.
 final class QueryResponseCache: Sendable {
-    /// What an answer was computed against.
-    struct Stamp: Equatable {
+    /// What an answer was computed against; later catalog versions, then later days, are newer.
+    struct Stamp: Comparable {
         /// The catalog snapshot's version.
         var catalogVersion: UInt64
         /// The UTC day number (Unix days).
         var day: Int64
+
+        static func < (a: Stamp, b: Stamp) -> Bool { (a.catalogVersion, a.day) < (b.catalogVersion, b.day) }
     }
 
     private struct State {
@@ -56,10 +58,7 @@ final class QueryResponseCache: Sendable {
         guard capacity > 0, request.count <= maximumRequestBytes else { return }
         state.withLock { state in
             if state.stamp != stamp {
-                let newer =
-                    stamp.catalogVersion > state.stamp.catalogVersion
-                    || (stamp.catalogVersion == state.stamp.catalogVersion && stamp.day > state.stamp.day)
-                guard newer else { return }
+                guard stamp > state.stamp else { return }
                 state = State(stamp: stamp)
             }
             Self.insert(response, for: request, into: &state, capacity: capacity)

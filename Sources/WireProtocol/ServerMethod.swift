@@ -34,7 +34,7 @@ public struct ServerMethod: Sendable {
     public var handler: Handler
     /// The same handler as a plain function, for a unary method made with
     /// ``init(unaryPath:maxRequestBytes:synchronous:)``; `nil` otherwise.
-    public var synchronousHandler: SynchronousUnaryHandler?
+    public private(set) var synchronousHandler: SynchronousUnaryHandler?
 
     /// Handles one unary call without suspending: takes the request, returns the response message.
     ///

@@ -27,6 +27,28 @@ public struct RawClientError: Error, CustomStringConvertible {
     public init(description: String) { self.description = description }
 }
 
+/// A blocking TCP socket connected to 127.0.0.1:`port`.
+///
+/// - Throws: `RawClientError` with the errno when the connection is refused (the socket is closed).
+public func connectToLoopback(port: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let rc = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    guard rc == 0 else {
+        let error = errno
+        close(fd)
+        throw RawClientError(description: "connect failed: \(error)")
+    }
+    return fd
+}
+
 /// A deliberately plain HTTP/2 client on nghttp2 and a blocking socket, for sending the
 /// malformed or hostile requests `GRPCClient` never would.
 public final class RawH2Client {
@@ -42,17 +64,7 @@ public final class RawH2Client {
     /// Connects to 127.0.0.1:`port`; with `waitsForServerStreamLimit` false, streams are sent
     /// before the server's SETTINGS say how many it allows, as a flooding client would.
     public init(port: Int, waitsForServerStreamLimit: Bool = true) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard rc == 0 else { throw RawClientError(description: "connect failed") }
+        fd = try connectToLoopback(port: port)
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }

@@ -17,20 +17,7 @@ extension ServeProcessTests {
             let fd: Int32
 
             init(port: Int) throws {
-                fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = UInt16(port).bigEndian
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                let rc = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
-                guard rc == 0 else {
-                    close(fd)
-                    throw RawClientError(description: "connect failed: \(errno)")
-                }
+                fd = try connectToLoopback(port: port)
                 let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0]
                 _ = send(fd, preface, preface.count, Int32(MSG_NOSIGNAL))
             }

@@ -14,7 +14,8 @@ import Testing
     ])
 
     static func tag(_ path: String) throws -> UInt8? {
-        guard let method = table.method(forPath: path) else { return nil }
+        var bytes = path
+        guard let method = bytes.withUTF8({ table.method(forPath: $0) }) else { return nil }
         return try method.synchronousHandler?([], ServerContext(path: path)).first
     }
 

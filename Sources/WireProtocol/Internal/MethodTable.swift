@@ -32,10 +32,4 @@ struct MethodTable: Sendable {
         }
         return nil
     }
-
-    /// The method served at `path`, if any.
-    func method(forPath path: String) -> ServerMethod? {
-        var path = path
-        return path.withUTF8 { method(forPath: $0) }
-    }
 }

@@ -388,12 +388,6 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         return next == UInt8(ascii: "+") || next == UInt8(ascii: ";")
     }
 
-    /// `isGRPCContentType(_:)` for a `String`.
-    static func isGRPCContentType(_ value: String) -> Bool {
-        var value = value
-        return value.withUTF8 { isGRPCContentType($0) }
-    }
-
     private func endOfRequest(_ stream: ServerStream) {
         stream.requestEnded = true
         guard stream.phase == .receiving, stream.method != nil else { return }
@@ -489,11 +483,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             let message = try handler(request, context)
             let algorithm = ServerResponseWriter.algorithm(
                 nil, default: core.configuration.responseCompression, accepted: context.acceptedCompression)
-            do {
-                completion.unaryResponse = try Envelope.frame(message, compression: algorithm)
-            } catch {
-                throw RPCError(code: .internalError, message: "compression failed", cause: error)
-            }
+            completion.unaryResponse = try ServerResponseWriter.frame(message, compression: algorithm)
             completion.messages = 1
             completion.encoding = algorithm == .identity ? nil : algorithm
         } catch {

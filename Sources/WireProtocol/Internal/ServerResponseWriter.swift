@@ -55,12 +55,7 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
             if state.initialSent && state.streamEncoding != algorithm { return .identity }
             return algorithm
         }
-        let framed: [UInt8]
-        do {
-            framed = try Envelope.frame(message, compression: chosen)
-        } catch {
-            throw RPCError(code: .internalError, message: "compression failed", cause: error)
-        }
+        let framed = try Self.frame(message, compression: chosen)
         let (initial, encoding, mustWait) = try state.withLock {
             state throws(RPCError) -> (Metadata?, CompressionAlgorithm?, Bool) in
             if let error = state.closedError { throw error }
@@ -126,6 +121,17 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
     ) -> CompressionAlgorithm {
         let algorithm = requested ?? defaultCompression
         return algorithm == .identity || accepted.contains(algorithm) ? algorithm : .identity
+    }
+
+    /// One response message with its length prefix, compressed with `compression`.
+    ///
+    /// - Throws: `RPCError` INTERNAL when compression fails.
+    static func frame(_ message: [UInt8], compression: CompressionAlgorithm) throws(RPCError) -> [UInt8] {
+        do {
+            return try Envelope.frame(message, compression: compression)
+        } catch {
+            throw RPCError(code: .internalError, message: "compression failed", cause: error)
+        }
     }
 
     /// Records that the loop handed `count` bytes to nghttp2; resumes a waiting writer below the
