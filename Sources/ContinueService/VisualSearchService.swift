@@ -91,11 +91,15 @@ public struct VisualSearchService: Sendable {
             },
             .unary(Paths.upsertEntities, maxRequestBytes: Self.descriptorReceiveLimit) {
                 (request: UpsertEntitiesRequest, _) -> CatalogUpdateResponse in
-                CatalogUpdateResponse(sessions.engine.upsert(request.entities.map(SearchSession.Entity.init)))
+                // Runs off the event loop: the write waits for the catalog log's fsync.
+                let entities = request.entities.map(SearchSession.Entity.init)
+                return CatalogUpdateResponse(
+                    try await mappingErrors { () async throws(SearchError) in try sessions.engine.upsert(entities) })
             },
             .unary(Paths.deleteEntities) { (request: DeleteEntitiesRequest, _) -> CatalogUpdateResponse in
-                CatalogUpdateResponse(
-                    sessions.engine.delete(request.entities.map { SearchSession.EntityRef(type: $0.type, id: $0.id) }))
+                let refs = request.entities.map { SearchSession.EntityRef(type: $0.type, id: $0.id) }
+                return CatalogUpdateResponse(
+                    try await mappingErrors { () async throws(SearchError) in try sessions.engine.delete(refs) })
             },
         ]
     }

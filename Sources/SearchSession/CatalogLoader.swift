@@ -18,12 +18,19 @@ public struct CatalogFile: Sendable {
     public var synonyms: [[String]]
     /// Rejected lines; the other lines still loaded.
     public var errors: [CatalogLineError]
+    /// Tells this file's bytes from any other's: the catalog log keeps API writes only on top of
+    /// the file they were made on (see ``CatalogLog``).
+    public var fingerprint: String
 
-    /// Creates a catalog from parts (an upsert batch, a test).
-    public init(entities: [Entity], synonyms: [[String]] = [], errors: [CatalogLineError] = []) {
+    /// Creates a catalog from parts (an upsert batch, a test); its fingerprint names its entity
+    /// count only, so give one when the catalog is to be logged.
+    public init(
+        entities: [Entity], synonyms: [[String]] = [], errors: [CatalogLineError] = [], fingerprint: String? = nil
+    ) {
         self.entities = entities
         self.synonyms = synonyms
         self.errors = errors
+        self.fingerprint = fingerprint ?? "entities-\(entities.count)"
     }
 }
 
@@ -68,6 +75,24 @@ public enum CatalogLoader {
         return parse(Array(data), baseDirectory: directory, progress: progress)
     }
 
+    /// FNV-1a (64 bit) over the bytes, eight at a time, with the length: enough to notice an edited
+    /// file, cheap enough for a gigabyte at start.
+    static func fingerprint(of bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        bytes.withUnsafeBytes { raw in
+            let words = raw.count / 8
+            for i in 0..<words {
+                hash ^= raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)
+                hash &*= 0x100_0000_01b3
+            }
+            for i in (words * 8)..<raw.count {
+                hash ^= UInt64(raw[i])
+                hash &*= 0x100_0000_01b3
+            }
+        }
+        return "fnv64-\(String(hash, radix: 16))-\(bytes.count)"
+    }
+
     /// Parses catalog text.
     ///
     /// - Parameters:
@@ -78,7 +103,7 @@ public enum CatalogLoader {
     public static func parse(
         _ bytes: [UInt8], baseDirectory: String? = nil, progress: ((CatalogLoadProgress) -> Void)? = nil
     ) -> CatalogFile {
-        var result = CatalogFile(entities: [], synonyms: [], errors: [])
+        var result = CatalogFile(entities: [], synonyms: [], errors: [], fingerprint: Self.fingerprint(of: bytes))
         var seen = [EntityRef: Int]()
         var lineNumber = 0
         var start = 0

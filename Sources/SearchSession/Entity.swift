@@ -177,3 +177,9 @@ extension LocalizedText {
 extension String {
     fileprivate func replacingUnderscores() -> String { String(map { $0 == "_" ? "-" : $0 }) }
 }
+
+// Codable for the catalog log (``CatalogChange``); synthesized, so declared beside the types.
+extension Entity: Codable {}
+extension EntityRef: Codable {}
+extension AttributeValue: Codable {}
+extension LocalizedText: Codable {}

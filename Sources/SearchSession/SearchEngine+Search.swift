@@ -28,8 +28,8 @@ extension SearchEngine {
     ///   - linker: Gives results their canonical deep links (cached per snapshot); without one,
     ///     results carry the catalog's own links.
     /// - Returns: The search state.
-    /// - Throws: ``SearchError/Code/invalidArgument`` for a bad filter, page size or page token,
-    ///   or a token whose snapshot is no longer retained.
+    /// - Throws: ``SearchError/Code/invalidArgument`` for a bad filter, page size or page token;
+    ///   ``SearchError/Code/catalogChanged`` for a token whose snapshot is no longer retained.
     public func search(
         session: SessionRecord, request: SearchRequest, linker: EntityLinker? = nil
     ) throws(SearchError) -> SearchState {
@@ -53,7 +53,10 @@ extension SearchEngine {
                 throw .invalid("page token belongs to a different refinement; send the same refinement or start over")
             }
             guard let pinned = snapshot(version: token.version) else {
-                throw .invalid("page token has expired (catalog version \(token.version) is gone); start over")
+                throw SearchError(
+                    code: .catalogChanged,
+                    message: "the catalog changed since this page token (version \(token.version) is no longer kept); "
+                        + "start again from page 1")
             }
             s = pinned
             offset = token.offset

@@ -10,18 +10,24 @@ internal import Synchronization
 public final class SearchEngine: Sendable {
     private struct State {
         var current: CatalogSnapshot
+        /// The fingerprint of the catalog file the current catalog started from.
+        var baseline: String
         var retired: [(snapshot: CatalogSnapshot, at: ContinuousClock.Instant)] = []
     }
 
     private let state: Mutex<State>
-    private let updateLock = Mutex<Int>(0)
+    /// Serialises writers, so the log's order is the order snapshots are built in.
+    private let updateLock = Mutex<Void>(())
+    /// Where writes become durable before they are applied; `nil` keeps them in memory only.
+    public let log: CatalogLog?
     /// How long a replaced snapshot stays available to page tokens.
     public let retention: Duration
     /// The most replaced snapshots kept.
     public let maximumRetained: Int
     let nowMs: @Sendable () -> Int64
 
-    /// Creates an engine over a loaded catalog file (its rejected lines are the caller's to report).
+    /// Creates an engine over a loaded catalog file (its rejected lines are the caller's to report),
+    /// keeping writes in memory only; the first version is 1.
     ///
     /// - Parameters:
     ///   - catalog: Entities and synonyms.
@@ -33,7 +39,39 @@ public final class SearchEngine: Sendable {
         nowMs: @escaping @Sendable () -> Int64 = SearchEngine.systemNowMs
     ) {
         let (entities, _) = Self.accept(catalog.entities, dimensions: [:])
-        state = Mutex(State(current: CatalogSnapshot(version: 1, entities: entities, synonyms: catalog.synonyms)))
+        state = Mutex(
+            State(
+                current: CatalogSnapshot(version: 1, entities: entities, synonyms: catalog.synonyms),
+                baseline: catalog.fingerprint))
+        log = nil
+        self.retention = retention
+        self.maximumRetained = maximumRetained
+        self.nowMs = nowMs
+    }
+
+    /// Creates an engine whose writes are durable in `log`: the catalog file plus the changes the
+    /// log holds for it (see ``CatalogLog`` for how they combine). The version is the log's
+    /// position, so it survives restarts.
+    ///
+    /// - Parameters:
+    ///   - catalog: The catalog file, with its fingerprint.
+    ///   - log: The durable log of writes.
+    ///   - retention: How long replaced snapshots stay available to page tokens.
+    ///   - maximumRetained: The most replaced snapshots kept.
+    ///   - nowMs: The clock, in Unix milliseconds.
+    /// - Throws: ``SearchError/Code/storage`` when the log cannot be read or written.
+    public init(
+        catalog: CatalogFile, log: CatalogLog, retention: Duration = .seconds(900), maximumRetained: Int = 256,
+        nowMs: @escaping @Sendable () -> Int64 = SearchEngine.systemNowMs
+    ) throws(SearchError) {
+        let recovery = try log.recover(fingerprint: catalog.fingerprint)
+        let (accepted, _) = Self.accept(catalog.entities, dimensions: [:])
+        let entities = CatalogChange.apply(recovery.changes.map(\.change), to: accepted).entities
+        state = Mutex(
+            State(
+                current: CatalogSnapshot(version: recovery.version, entities: entities, synonyms: catalog.synonyms),
+                baseline: catalog.fingerprint))
+        self.log = log
         self.retention = retention
         self.maximumRetained = maximumRetained
         self.nowMs = nowMs
@@ -58,73 +96,106 @@ public final class SearchEngine: Sendable {
         }
     }
 
-    /// Inserts or replaces entities (whole); visible to new queries when this returns.
+    /// Inserts or replaces entities (whole), all or nothing; durable (with a log) and visible to
+    /// new queries when this returns.
     ///
-    /// - Parameter batch: The entities; one with the type and id of an existing entity replaces it.
-    /// - Returns: How many were applied, the new version, and the rejected ones with reasons.
+    /// - Parameter batch: The entities; one with the type and id of an existing entity replaces it,
+    ///   and a later one in the batch with the same reference wins.
+    /// - Returns: How many were applied and the new version.
+    /// - Throws: ``SearchError/Code/invalidArgument`` naming every bad entity by its batch index
+    ///   (nothing is applied); ``SearchError/Code/storage`` when the log cannot take the batch.
     @discardableResult
-    public func upsert(_ batch: [Entity]) -> CatalogUpdate {
-        update { old in
-            var entities = old.entities
-            var positions = [EntityRef: Int]()
-            for (i, e) in entities.enumerated() { positions[e.ref] = i }
+    public func upsert(_ batch: [Entity]) throws(SearchError) -> CatalogUpdate {
+        try update { old throws(SearchError) in
             var dimensions = [String: Int]()
             for (model, index) in old.vectors { dimensions[model] = index.dimension }
             let (accepted, errors) = Self.accept(batch, dimensions: dimensions)
-            for e in accepted {
-                if let i = positions[e.ref] {
-                    entities[i] = e
-                } else {
-                    positions[e.ref] = entities.count
-                    entities.append(e)
-                }
-            }
-            return (entities, old.synonyms, accepted.count, errors)
+            if !errors.isEmpty { throw Self.rejection(errors, batchSize: batch.count) }
+            return (.upsert(accepted), [])
         }
     }
 
-    /// Removes entities; unknown ones are reported, not fatal.
+    /// Removes entities, as one batch; references not in the catalog are reported and skipped.
+    ///
+    /// - Returns: How many were removed, the version, and the references that were not there.
+    /// - Throws: ``SearchError/Code/invalidArgument`` for a reference without type or id (nothing
+    ///   is removed); ``SearchError/Code/storage`` when the log cannot take the batch.
     @discardableResult
-    public func delete(_ refs: [EntityRef]) -> CatalogUpdate {
-        update { old in
-            var remove = Set<EntityRef>()
+    public func delete(_ refs: [EntityRef]) throws(SearchError) -> CatalogUpdate {
+        if let bad = refs.firstIndex(where: { $0.type.isEmpty || $0.id.isEmpty }) {
+            throw .invalid("entity \(bad) of the batch needs a type and an id; nothing was removed")
+        }
+        return try update { old throws(SearchError) in
+            var remove = [EntityRef]()
+            var seen = Set<EntityRef>()
             var errors = [CatalogUpdate.EntityError]()
             for (i, r) in refs.enumerated() {
-                if old.entity(r) == nil || remove.contains(r) {
+                if old.entity(r) == nil || !seen.insert(r).inserted {
                     errors.append(.init(index: i, entity: r, message: "no entity \(r) in the catalog"))
                 } else {
-                    remove.insert(r)
+                    remove.append(r)
                 }
             }
-            return (old.entities.filter { !remove.contains($0.ref) }, old.synonyms, remove.count, errors)
+            return (remove.isEmpty ? nil : .delete(remove), errors)
         }
     }
 
-    /// Replaces the whole catalog, e.g. after the catalog file was reloaded.
+    /// Replaces the whole catalog, e.g. after the catalog file was reloaded; with a log, the file
+    /// starts a new baseline there (the writes before it are dropped). A file with the same bytes
+    /// as the current baseline (touched, or written again unchanged) changes nothing, so the
+    /// writes made on top of it stay.
+    ///
+    /// - Throws: ``SearchError/Code/storage`` when the log cannot record the new baseline.
     @discardableResult
-    public func replace(with file: CatalogFile) -> CatalogUpdate {
-        update { old in
+    public func replace(with file: CatalogFile) throws(SearchError) -> CatalogUpdate {
+        try updateLock.withLock { _ throws(SearchError) in
+            let old = snapshot
             let (accepted, errors) = Self.accept(file.entities, dimensions: [:])
-            return (accepted, file.synonyms, accepted.count, errors)
+            if state.withLock({ $0.baseline }) == file.fingerprint {
+                return CatalogUpdate(applied: 0, catalogVersion: old.version, errors: errors)
+            }
+            let version = try log?.startBaseline(fingerprint: file.fingerprint) ?? old.version + 1
+            install(CatalogSnapshot(version: version, entities: accepted, synonyms: file.synonyms, previous: old))
+            state.withLock { $0.baseline = file.fingerprint }
+            return CatalogUpdate(applied: accepted.count, catalogVersion: version, errors: errors)
         }
     }
 
+    /// Runs one write: `body` turns the current snapshot into a change (or throws, and nothing
+    /// happens); the change is made durable, then applied as the next snapshot.
     private func update(
-        _ body: (CatalogSnapshot) -> ([Entity], [[String]], Int, [CatalogUpdate.EntityError])
-    ) -> CatalogUpdate {
-        updateLock.withLock { _ in
+        _ body: (CatalogSnapshot) throws(SearchError) -> (CatalogChange?, [CatalogUpdate.EntityError])
+    ) throws(SearchError) -> CatalogUpdate {
+        try updateLock.withLock { _ throws(SearchError) in
             let old = snapshot
-            let (entities, synonyms, applied, errors) = body(old)
-            let next = CatalogSnapshot(version: old.version + 1, entities: entities, synonyms: synonyms, previous: old)
-            let now = ContinuousClock.now
-            state.withLock { s in
-                s.retired.append((s.current, now))
-                s.current = next
-                s.retired.removeAll { now - $0.at > retention }
-                if s.retired.count > maximumRetained { s.retired.removeFirst(s.retired.count - maximumRetained) }
-            }
-            return CatalogUpdate(applied: applied, catalogVersion: next.version, errors: errors)
+            let (change, errors) = try body(old)
+            guard let change else { return CatalogUpdate(applied: 0, catalogVersion: old.version, errors: errors) }
+            let version = try log?.append(change) ?? old.version + 1
+            let (entities, applied) = CatalogChange.apply([change], to: old.entities)
+            install(CatalogSnapshot(version: version, entities: entities, synonyms: old.synonyms, previous: old))
+            return CatalogUpdate(applied: applied, catalogVersion: version, errors: errors)
         }
+    }
+
+    /// Makes `next` current and retires the old snapshot for page tokens (see ``retention``).
+    private func install(_ next: CatalogSnapshot) {
+        let now = ContinuousClock.now
+        state.withLock { s in
+            s.retired.append((s.current, now))
+            s.current = next
+            s.retired.removeAll { now - $0.at > retention }
+            if s.retired.count > maximumRetained { s.retired.removeFirst(s.retired.count - maximumRetained) }
+        }
+    }
+
+    /// The error for a batch with bad entities: each named by its index and reason (the first
+    /// ten), so a client can fix or drop them and send the batch again.
+    static func rejection(_ errors: [CatalogUpdate.EntityError], batchSize: Int) -> SearchError {
+        let shown = errors.prefix(10).map { "entity \($0.index) (\($0.entity)): \($0.message)" }
+        let more = errors.count > shown.count ? "; and \(errors.count - shown.count) more" : ""
+        return .invalid(
+            "\(errors.count) of \(batchSize) entities are invalid, nothing was applied: "
+                + shown.joined(separator: "; ") + more)
     }
 
     /// Validates a batch: each entity on its own, one entity per reference, one dimension per model.

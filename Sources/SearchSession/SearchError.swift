@@ -6,7 +6,7 @@ public struct SearchError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
-            case invalidArgument, notFound, invalidCatalog, imageDecoding, storage, internalError
+            case invalidArgument, notFound, invalidCatalog, imageDecoding, storage, catalogChanged, internalError
         }
         private let wrapped: Wrapped
         private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
@@ -21,6 +21,9 @@ public struct SearchError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let imageDecoding = Code(.imageDecoding)
         /// The session store failed: UNAVAILABLE or INTERNAL.
         public static let storage = Code(.storage)
+        /// A page token names a catalog version that is no longer kept: FAILED_PRECONDITION, so
+        /// the client starts again from page 1 instead of getting a silently different ranking.
+        public static let catalogChanged = Code(.catalogChanged)
         /// A broken invariant: INTERNAL.
         public static let internalError = Code(.internalError)
 
@@ -31,6 +34,7 @@ public struct SearchError: Error, Hashable, Sendable, CustomStringConvertible {
             case .invalidCatalog: "invalid catalog"
             case .imageDecoding: "image decoding"
             case .storage: "storage"
+            case .catalogChanged: "catalog changed"
             case .internalError: "internal error"
             }
         }

@@ -12,7 +12,8 @@ enum CatalogCommand {
         abstract: "Upsert every good line of a JSON Lines catalog file; report bad lines by number.",
         discussion: """
             Lines that cannot be read, and entities the server rejects, are listed with their line
-            numbers; the other lines are applied (in batches of \(importBatchSize)). Synonym lines
+            numbers; the other lines are applied (in batches of \(importBatchSize); a batch the server
+            rejects for a bad entity is sent again one entity at a time). Synonym lines
             are skipped: they belong to a catalog file loaded by serve, not to the entity API.
             Exits 0 when every line was applied, 1 when some were not.
 
@@ -27,8 +28,9 @@ enum CatalogCommand {
         name: "upsert",
         abstract: "Insert or replace the entities of a JSON Lines file in one call, all or nothing.",
         discussion: """
-            Unlike import, a file with any bad line sends nothing (exit 2, every bad line listed).
-            An entity the server rejects is listed and exits 1.
+            Unlike import, a file with any bad line sends nothing (exit 2, every bad line listed),
+            and an entity the server rejects rejects the whole file (exit 2, the server's reason
+            names the entity by its position in the file's entities).
 
             EXAMPLES:
               vi-continue catalog upsert changed.jsonl
@@ -88,15 +90,29 @@ enum CatalogCommand {
             var applied = 0
             var version: UInt64 = 0
             let batchSize = strict ? max(file.items.count, 1) : importBatchSize
-            for start in stride(from: 0, to: file.items.count, by: batchSize) {
-                let batch = Array(file.items[start..<min(start + batchSize, file.items.count)])
+            var batches = stride(from: 0, to: file.items.count, by: batchSize).map {
+                Array(file.items[$0..<min($0 + batchSize, file.items.count)])
+            }
+            while !batches.isEmpty {
+                let batch = batches.removeFirst()
                 let request = UpsertEntitiesRequest(entities: batch.map(\.entity))
-                let response = try await backend.perform { try await $0.upsertEntities(request) }
-                applied += Int(response.applied)
-                version = response.catalogVersion
-                for error in response.errors {
-                    let item = Int(error.index) < batch.count ? batch[Int(error.index)] : nil
-                    rejections.append(Rejection(line: item?.line, entity: error.entity, message: error.message))
+                do throws(CommandFailure) {
+                    let response = try await backend.perform { try await $0.upsertEntities(request) }
+                    applied += Int(response.applied)
+                    version = response.catalogVersion
+                } catch  where error.exitCode == ExitCode.usage && !strict {
+                    // The server rejects a batch with a bad entity whole (INVALID_ARGUMENT). Import
+                    // applies every good line: send that batch again an entity at a time, so each
+                    // bad one is reported with its own line and reason.
+                    if batch.count > 1 {
+                        batches.insert(contentsOf: batch.map { [$0] }, at: 0)
+                    } else {
+                        rejections.append(
+                            Rejection(
+                                line: batch[0].line,
+                                entity: EntityRef(type: batch[0].entity.type, id: batch[0].entity.id),
+                                message: error.message))
+                    }
                 }
             }
             rejections.sort { ($0.line ?? 0) < ($1.line ?? 0) }

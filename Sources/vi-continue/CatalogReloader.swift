@@ -101,7 +101,13 @@ final class CatalogReloader: Sendable {
         let shown = 20
         for lineError in file.errors.prefix(shown) { writeError("warning: \(path): \(lineError)") }
         if file.errors.count > shown { writeError("warning: \(path): \(file.errors.count - shown) more bad lines") }
-        let update = engine.replace(with: file)
+        let update: CatalogUpdate
+        do {
+            update = try engine.replace(with: file)
+        } catch {
+            writeError("error: catalog reload (\(reason)) failed, keeping the current catalog: \(error.message)")
+            return
+        }
         writeError(
             "vi-continue: catalog reloaded (\(reason)): \(update.applied) entities, \(file.errors.count) bad lines, "
                 + "version \(update.catalogVersion)")

@@ -38,9 +38,10 @@ struct DemoImage {
         let cover = renderCover(side: 160)
         var withCover = album
         withCover.prints = [FeaturePrinter.print(cover)]
-        let update = engine.upsert([withCover])
-        if let error = update.errors.first {
-            throw ServiceSetup.Failure(description: "could not give \(album.ref) a cover: \(error)")
+        do {
+            try engine.upsert([withCover])
+        } catch {
+            throw ServiceSetup.Failure(description: "could not give \(album.ref) a cover: \(error.message)")
         }
         return DemoImage(
             buffer: apiBuffer(cameraLike(cover)),

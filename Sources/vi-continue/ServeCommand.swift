@@ -39,10 +39,23 @@ enum ServeCommand {
             OptionSpec("routes", valueName: "FILE", help: "The route table, JSON (default: the bundled demo)."),
             OptionSpec(
                 "store", valueName: "STORE",
-                help: "Sessions: sqlite (default), sqlite:PATH, memory, redis://HOST:PORT[/DB] or redis+unix:///PATH."),
+                help:
+                    "Sessions: sqlite (default), sqlite:PATH, memory (catalog writes in memory too), redis://HOST:PORT[/DB] or redis+unix:///PATH."
+            ),
             OptionSpec(
                 "state-dir", valueName: "DIR",
-                help: "Where the SQLite sessions live (default $XDG_STATE_HOME/vi-continue, else .vi-continue)."),
+                help:
+                    "Where SQLite sessions and the catalog write log live (default $XDG_STATE_HOME/vi-continue, else .vi-continue)."
+            ),
+            OptionSpec(
+                "session-ttl", valueName: "SECONDS",
+                help: "How long a captured session can be continued (default 86400, one day)."),
+            OptionSpec(
+                "purge-interval", valueName: "SECONDS",
+                help: "How often expired sessions are deleted from the store (default 60)."),
+            OptionSpec(
+                "max-sessions", valueName: "N",
+                help: "With --store memory: the most sessions kept, oldest dropped first (default 100000)."),
             OptionSpec(
                 "reload-interval", valueName: "SECONDS",
                 help: "How often to look for a changed catalog file; 0 reloads on SIGHUP only (default 2)."),
@@ -117,11 +130,16 @@ enum ServeCommand {
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await server.run() }
+                // Expired sessions are deleted for as long as the server runs, so the store
+                // (and, for `memory`, the process) does not grow with every Capture ever made.
+                group.addTask { await setup.sessions.run(every: setup.purgeInterval) }
                 let addresses = try await server.waitUntilListening()
                 var where_ = ["\(host):\(addresses.tcpPort ?? port)"]
                 if let path = addresses.unixSocketPath { where_.append("unix:\(path)") }
                 writeError("vi-continue: serving on \(where_.joined(separator: " and "))")
-                try await group.waitForAll()
+                // The server finishes first (the purge loop runs until cancelled); then stop the rest.
+                try await group.next()
+                group.cancelAll()
             }
         } catch {
             writeError("error: \(error)")

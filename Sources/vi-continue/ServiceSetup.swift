@@ -13,6 +13,8 @@ struct ServiceSetup {
     let router: Router
     /// The catalog file, for reloads.
     let catalogPath: String
+    /// How often `serve` deletes expired sessions.
+    let purgeInterval: Duration
     let description: String
 
     /// A setup failure: the message names the file or setting at fault.
@@ -54,17 +56,48 @@ struct ServiceSetup {
                     + "their results link with the catalog's own links")
         }
 
-        let store = try makeStore(storeChoice ?? settings.value("store") ?? "sqlite")
-        let engine = SearchEngine(catalog: catalog)
+        let choice = storeChoice ?? settings.value("store") ?? "sqlite"
+        let store = try makeStore(choice)
+        // `memory` keeps nothing across restarts, catalog writes included; every other store
+        // makes catalog writes durable in the state directory before they are acknowledged.
+        let engine: SearchEngine
+        var writes = "catalog writes in memory"
+        if choice == "memory" {
+            engine = SearchEngine(catalog: catalog)
+        } else {
+            let logPath = try stateDirectory(settings) + "/catalog-log.sqlite"
+            do {
+                engine = try SearchEngine(catalog: catalog, log: CatalogLog(path: logPath))
+            } catch {
+                throw Failure(description: "catalog log \(logPath): \(error.message)")
+            }
+            writes = "catalog writes logged in \(logPath) (version \(engine.snapshot.version))"
+        }
         let summary =
-            "catalog \(catalogPath) (\(catalog.entities.count) entities, \(catalog.errors.count) bad lines), "
-            + "routes \(routesPath), sessions \(store.1)"
+            "catalog \(catalogPath) (\(engine.snapshot.count) entities, \(catalog.errors.count) bad lines), "
+            + "routes \(routesPath), sessions \(store.1), \(writes)"
+        let timeToLive = try seconds("session-ttl", default: 86_400, minimum: 1)
+        let purgeInterval = try seconds("purge-interval", default: 60, minimum: 0.01)
         return ServiceSetup(
-            sessions: SearchSessions(engine: engine, store: store.0), router: router, catalogPath: catalogPath,
-            description: summary)
+            sessions: SearchSessions(engine: engine, store: store.0, timeToLive: timeToLive), router: router,
+            catalogPath: catalogPath, purgeInterval: purgeInterval, description: summary)
+
+        func seconds(_ name: String, default value: Double, minimum: Double) throws -> Duration {
+            let text = settings.value(name) ?? String(value)
+            guard let number = Double(text), number >= minimum, number <= 1e9 else {
+                throw Failure(description: "--\(name) must be a number of seconds from \(minimum) to 1000000000")
+            }
+            return .milliseconds(Int64((number * 1000).rounded()))
+        }
 
         func makeStore(_ choice: String) throws -> (any SessionStore, String) {
-            if choice == "memory" { return (InMemorySessionStore(), "in memory") }
+            if choice == "memory" {
+                let text = settings.value("max-sessions") ?? "100000"
+                guard let capacity = Int(text), capacity >= 1, capacity <= 100_000_000 else {
+                    throw Failure(description: "--max-sessions must be a whole number from 1 to 100000000")
+                }
+                return (InMemorySessionStore(capacity: capacity), "in memory (at most \(capacity))")
+            }
             if choice.hasPrefix("redis://") || choice.hasPrefix("redis+unix://") {
                 do {
                     // No connection yet: Redis may come up after us; until then Capture and

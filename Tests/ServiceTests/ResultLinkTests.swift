@@ -70,8 +70,8 @@ import WireProtocol
         let removed = try #require(first.last?.entity)
         var renamed = try #require(engine.snapshot.entity(.init(type: album.type, id: album.id)))
         renamed.title += " (Remastered)"
-        engine.upsert([renamed])
-        engine.delete([.init(type: removed.type, id: removed.id)])
+        try engine.upsert([renamed])
+        try engine.delete([.init(type: removed.type, id: removed.id)])
         let second = try await Self.sheet(service)
         #expect(!second.contains { $0.entity == removed })
         #expect(second.contains { $0.title.hasSuffix("(Remastered)") })

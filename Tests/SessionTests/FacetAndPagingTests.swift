@@ -136,10 +136,10 @@ enum RandomCatalog {
             var round = 0
             while !Task.isCancelled && round < 400 {
                 // Replace, insert and delete entities: every page after the first sees a newer catalog.
-                engine.upsert(
+                try engine.upsert(
                     RandomCatalog.entities(20, seed: UInt64(100 + round), idPrefix: round % 2 == 0 ? "e" : "n\(round)-")
                 )
-                engine.delete((0..<5).map { EntityRef(type: "album", id: "e\(round * 5 + $0)") })
+                try engine.delete((0..<5).map { EntityRef(type: "album", id: "e\(round * 5 + $0)") })
                 round += 1
                 await Task.yield()
             }
@@ -161,7 +161,7 @@ enum RandomCatalog {
             await Task.yield()
         }
         updater.cancel()
-        let rounds = await updater.value
+        let rounds = try await updater.value
         #expect(pages == 100)
         #expect(rounds > 0)
         #expect(Set(seen).count == seen.count, "duplicates")

@@ -78,11 +78,11 @@ import Testing
         #expect(try concertLink() == "")
         var berlin = try #require(engine.snapshot.entity(concert))
         berlin.link = "music://concert/7"
-        engine.upsert([berlin])
+        try engine.upsert([berlin])
         let before = counting.callCount
         #expect(try concertLink() == "music://concert/7")
         #expect(counting.callCount > before, "the new snapshot linked its results again")
-        engine.delete([EntityRef(type: "album", id: "let-it-be")])
+        try engine.delete([EntityRef(type: "album", id: "let-it-be")])
         let after = try engine.query(Self.beatles, linker: counting.linker)
         #expect(!after.contains { $0.entity.id == "let-it-be" })
         #expect(after == Self.uncached(try engine.query(Self.beatles), engine: engine, scheme: "app"))

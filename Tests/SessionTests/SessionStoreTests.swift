@@ -92,4 +92,34 @@ import Testing
         #expect(page2.totalHits == captured.totalHits)
         #expect(Set(page2.results.map(\.entity)).isDisjoint(with: captured.results.map(\.entity)))
     }
+
+    @Test func theMemoryStoreDropsTheOldestSessionsPastItsCapacity() async throws {
+        let store = InMemorySessionStore(capacity: 3)
+        var records = [SessionRecord]()
+        for _ in 0..<5 {
+            let record = Self.record(expires: 10_000)
+            records.append(record)
+            try await store.save(record)
+        }
+        #expect(store.count == 3)
+        for old in records.prefix(2) {
+            await #expect(throws: SearchError.sessionNotFound(old.id)) {
+                try await store.load(id: old.id, nowUnixMs: 0)
+            }
+        }
+        for kept in records.suffix(3) { #expect(try await store.load(id: kept.id, nowUnixMs: 0) == kept) }
+        // Saving a kept session again does not count it twice.
+        try await store.save(records[4])
+        #expect(store.count == 3)
+    }
+
+    @Test func theMemoryStoreStaysWithinItsCapacityAcrossPurgesAndManySaves() async throws {
+        let store = InMemorySessionStore(capacity: 100)
+        for round in 0..<50 {
+            for _ in 0..<100 { try await store.save(Self.record(expires: Int64(round * 10 + 5))) }
+            #expect(store.count <= 100)
+            _ = try await store.purgeExpired(nowUnixMs: Int64(round * 10 + 5))
+            #expect(store.count == 0)
+        }
+    }
 }

@@ -9,6 +9,7 @@ extension RPCError {
             case .invalidArgument, .invalidCatalog, .imageDecoding: .invalidArgument
             case .notFound: .notFound
             case .storage: .unavailable
+            case .catalogChanged: .failedPrecondition
             default: .internalError
             }
         self.init(code: code, message: error.message, cause: error)

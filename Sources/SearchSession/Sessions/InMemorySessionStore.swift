@@ -1,28 +1,68 @@
 internal import Synchronization
 
 /// Sessions in a dictionary: for tests and single-process demos; nothing survives a restart.
+///
+/// Bounded: past ``capacity`` sessions, the oldest saved is dropped first, so a Capture load
+/// cannot grow the process without limit between purges.
 public final class InMemorySessionStore: SessionStore {
-    private let sessions = Mutex<[String: SessionRecord]>([:])
+    private struct State {
+        var sessions: [String: SessionRecord] = [:]
+        /// Ids in the order they were saved; `order[head...]` are live or already removed.
+        var order: [String] = []
+        var head = 0
+
+        /// Drops consumed ids from the front once they are half the array, so it stays
+        /// proportional to the live sessions.
+        mutating func compact() {
+            if head > 1024 && head * 2 > order.count {
+                order.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+
+    private let state = Mutex(State())
+    /// The most sessions kept.
+    public let capacity: Int
 
     /// Creates an empty store.
-    public init() {}
+    ///
+    /// - Parameter capacity: The most sessions kept; the oldest go first (default 100,000).
+    public init(capacity: Int = 100_000) {
+        precondition(capacity > 0, "a session store needs room for one session")
+        self.capacity = capacity
+    }
+
+    /// How many sessions are kept now.
+    public var count: Int { state.withLock { $0.sessions.count } }
 
     public func save(_ record: SessionRecord) async throws(SearchError) {
-        sessions.withLock { $0[record.id] = record }
+        state.withLock { s in
+            if s.sessions.updateValue(record, forKey: record.id) == nil { s.order.append(record.id) }
+            while s.sessions.count > capacity, s.head < s.order.count {
+                s.sessions.removeValue(forKey: s.order[s.head])
+                s.head += 1
+            }
+            s.compact()
+        }
     }
 
     public func load(id: String, nowUnixMs: Int64) async throws(SearchError) -> SessionRecord {
-        guard let record = sessions.withLock({ $0[id] }), record.expiresAtUnixMs > nowUnixMs else {
+        guard let record = state.withLock({ $0.sessions[id] }), record.expiresAtUnixMs > nowUnixMs else {
             throw .sessionNotFound(id)
         }
         return record
     }
 
     public func purgeExpired(nowUnixMs: Int64) async throws(SearchError) -> Int {
-        sessions.withLock { s in
-            let before = s.count
-            s = s.filter { $0.value.expiresAtUnixMs > nowUnixMs }
-            return before - s.count
+        state.withLock { s in
+            let before = s.sessions.count
+            s.sessions = s.sessions.filter { $0.value.expiresAtUnixMs > nowUnixMs }
+            // Ids of purged sessions stay in `order` until they reach the front: rebuild it
+            // instead, so the queue never holds more than the live sessions.
+            s.order = Array(s.order[s.head...].filter { s.sessions[$0] != nil })
+            s.head = 0
+            return before - s.sessions.count
         }
     }
 }

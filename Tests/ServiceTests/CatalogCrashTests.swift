@@ -1,0 +1,124 @@
+import ContinueService
+import Foundation
+import SearchAPI
+import Synchronization
+import Testing
+import WireProtocol
+
+/// A `vi-continue serve` on its embedded default (SQLite state) killed with SIGKILL in the middle
+/// of catalog write batches, then restarted on the same state directory and catalog.
+extension ServeProcessTests {
+    @Suite struct CatalogCrashTests {
+        static let batchSize = 10
+
+        /// The batches a worker sent, and which of them the server acknowledged.
+        final class Batches: Sendable {
+            private let state = Mutex<(sent: [String], acknowledged: Set<String>)>(([], []))
+            func sent(_ tag: String) { state.withLock { $0.sent.append(tag) } }
+            func acknowledged(_ tag: String) { _ = state.withLock { $0.acknowledged.insert(tag) } }
+            var all: (sent: [String], acknowledged: Set<String>) { state.withLock { $0 } }
+        }
+
+        /// A batch of entities sharing one tag, so a query for the tag counts how many arrived.
+        static func batch(_ tag: String) -> UpsertEntitiesRequest {
+            UpsertEntitiesRequest(
+                entities: (0..<batchSize).map { k in
+                    SearchAPI.Entity(type: "album", id: "\(tag)-\(k)", title: "Crash test \(k)", tags: [tag])
+                })
+        }
+
+        static func count(_ tag: String, client: ServiceClient) async throws -> Int {
+            let answer = try await client.query(
+                QueryRequest(
+                    descriptor: SearchAPI.Descriptor(labels: [SearchAPI.Label(text: tag, confidence: 1)]), limit: 50))
+            return answer.results.filter { $0.entity?.id.hasPrefix(tag + "-") == true }.count
+        }
+
+        @Test(
+            "SIGKILL during upsert batches: after restart every acknowledged batch is whole, and no batch is torn"
+        )
+        func sigkillDuringUpserts() async throws {
+            let stateDirectory =
+                NSTemporaryDirectory() + "vi-continue-catalog-crash-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
+            let arguments = ["--store", "sqlite", "--state-dir", stateDirectory, "--log-level", "warn"]
+            let first = try ServerProcess(arguments)
+            let batches = Batches()
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<4 {
+                    group.addTask {
+                        let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: first.port))
+                        var round = 0
+                        while round < 10_000 {
+                            let tag = "crashw\(worker)r\(round)"
+                            batches.sent(tag)
+                            guard (try? await client.upsertEntities(Self.batch(tag))) != nil else { break }
+                            batches.acknowledged(tag)
+                            round += 1
+                        }
+                        await client.close()
+                    }
+                }
+                group.addTask {
+                    let deadline = ContinuousClock.now + .seconds(30)
+                    while batches.all.acknowledged.count < 40, ContinuousClock.now < deadline {
+                        try? await Task.sleep(for: .milliseconds(1))
+                    }
+                    first.send(SIGKILL)
+                }
+            }
+            #expect(await first.waitForExit() != nil)
+            #expect(first.process.terminationReason == .uncaughtSignal)
+            let (sent, acknowledged) = batches.all
+            #expect(acknowledged.count >= 40)
+
+            let second = try ServerProcess(arguments)
+            let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: second.port))
+            var lost = [String]()
+            var torn = [String]()
+            var unacknowledgedButThere = 0
+            for tag in sent {
+                let count = try await Self.count(tag, client: client)
+                if count != 0 && count != Self.batchSize { torn.append("\(tag): \(count)") }
+                if acknowledged.contains(tag) && count != Self.batchSize { lost.append(tag) }
+                if !acknowledged.contains(tag) && count == Self.batchSize { unacknowledgedButThere += 1 }
+            }
+            await client.close()
+            #expect(lost.isEmpty, "\(lost.count) of \(acknowledged.count) acknowledged batches lost: \(lost.prefix(3))")
+            #expect(torn.isEmpty, "torn batches: \(torn.prefix(3))")
+            print(
+                "catalog crash: \(acknowledged.count) batches acknowledged before SIGKILL, all whole after restart; "
+                    + "\(unacknowledgedButThere) of \(sent.count - acknowledged.count) in flight had been logged")
+            second.send(SIGTERM)
+            #expect(await second.waitForExit() == 0)
+        }
+
+        @Test("a bad entity rejects its batch with INVALID_ARGUMENT, and a restart keeps the rejected batch out")
+        func badBatchIsRejectedWhole() async throws {
+            let stateDirectory =
+                NSTemporaryDirectory() + "vi-continue-catalog-bad-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
+            let arguments = ["--store", "sqlite", "--state-dir", stateDirectory, "--log-level", "warn"]
+            let first = try ServerProcess(arguments)
+            let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: first.port))
+            var request = Self.batch("badbatch")
+            request.entities[3].title = ""
+            let error = await #expect(throws: RPCError.self) { try await client.upsertEntities(request) }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.message.contains("entity 3 (album/badbatch-3): missing \"title\"") == true)
+            let good = try await client.upsertEntities(Self.batch("goodbatch"))
+            #expect(good.applied == UInt32(Self.batchSize))
+            await client.close()
+            first.send(SIGTERM)
+            #expect(await first.waitForExit() == 0)
+
+            let second = try ServerProcess(arguments)
+            let again = ServiceClient(target: .tcp(host: "127.0.0.1", port: second.port))
+            #expect(try await Self.count("badbatch", client: again) == 0)
+            #expect(try await Self.count("goodbatch", client: again) == Self.batchSize)
+            await again.close()
+            second.send(SIGTERM)
+            #expect(await second.waitForExit() == 0)
+        }
+    }
+}

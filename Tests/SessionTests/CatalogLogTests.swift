@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+@testable import SearchSession
+
+/// The catalog write log: what an engine reopened on the same file and log recovers.
+@Suite struct CatalogLogTests {
+    /// A fresh log file in the temporary directory, removed with its WAL files at the end.
+    final class TemporaryLog {
+        let path = NSTemporaryDirectory() + "vi-continue-log-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).sqlite"
+        func open() throws -> CatalogLog { try CatalogLog(path: path) }
+        deinit { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    }
+
+    static var file: CatalogFile { CatalogLoader.parse(Array(Fixtures.jsonl.utf8)) }
+
+    static func engine(_ file: CatalogFile = Self.file, log: CatalogLog) throws -> SearchEngine {
+        try SearchEngine(catalog: file, log: log, nowMs: { 1_900_000_000_000 })
+    }
+
+    static let beatles = QueryRequest(descriptor: Descriptor(labels: [Label("beatles")]))
+
+    @Test func writesSurviveAReopenWithTheSameVersionAndTheSameAnswers() throws {
+        let log = TemporaryLog()
+        let first = try Self.engine(log: log.open())
+        let start = first.snapshot.version
+        try first.upsert([
+            Entity(type: "album", id: "revolver", title: "Revolver", subtitle: "The Beatles", tags: ["rock"]),
+            Entity(type: "album", id: "abbey-road", title: "Abbey Road Remastered", subtitle: "The Beatles"),
+        ])
+        try first.delete([EntityRef(type: "album", id: "let-it-be")])
+        try first.upsert([Entity(type: "album", id: "let-it-be", title: "Let It Be… Naked")])
+        let answers = try first.query(Self.beatles)
+
+        let second = try Self.engine(log: log.open())
+        #expect(second.snapshot.version == first.snapshot.version)
+        #expect(second.snapshot.version == start + 3)
+        #expect(second.snapshot.entities == first.snapshot.entities)
+        #expect(try second.query(Self.beatles) == answers)
+        #expect(second.snapshot.entity(EntityRef(type: "album", id: "let-it-be"))?.title == "Let It Be… Naked")
+    }
+
+    @Test func aRejectedBatchLeavesNothingInTheLog() throws {
+        let log = TemporaryLog()
+        let first = try Self.engine(log: log.open())
+        let version = first.snapshot.version
+        #expect(throws: SearchError.self) {
+            try first.upsert([
+                Entity(type: "album", id: "good", title: "Good"), Entity(type: "album", id: "", title: ""),
+            ])
+        }
+        let second = try Self.engine(log: log.open())
+        #expect(second.snapshot.version == version)
+        #expect(second.snapshot.entity(EntityRef(type: "album", id: "good")) == nil)
+    }
+
+    @Test func aChangedCatalogFileStartsANewBaselineAndDropsTheWritesBeforeIt() throws {
+        let log = TemporaryLog()
+        let first = try Self.engine(log: log.open())
+        try first.upsert([Entity(type: "album", id: "revolver", title: "Revolver")])
+        let edited = CatalogLoader.parse(
+            Array((Fixtures.jsonl + "\n" + #"{"type":"album","id":"help","title":"Help!"}"#).utf8))
+        let second = try Self.engine(edited, log: log.open())
+        #expect(second.snapshot.version > first.snapshot.version)
+        #expect(second.snapshot.entity(EntityRef(type: "album", id: "revolver")) == nil)
+        #expect(second.snapshot.entity(EntityRef(type: "album", id: "help")) != nil)
+        // Writes on top of the new baseline survive the next restart, and versions keep rising.
+        try second.upsert([Entity(type: "album", id: "revolver", title: "Revolver")])
+        let third = try Self.engine(edited, log: log.open())
+        #expect(third.snapshot.version == second.snapshot.version)
+        #expect(third.snapshot.entity(EntityRef(type: "album", id: "revolver")) != nil)
+        // Going back to the first file is a change too: a new baseline, never an old version again.
+        let fourth = try Self.engine(log: log.open())
+        #expect(fourth.snapshot.version > third.snapshot.version)
+        #expect(fourth.snapshot.entity(EntityRef(type: "album", id: "revolver")) == nil)
+    }
+
+    @Test func aReloadThroughTheEngineStartsABaselineInTheLog() throws {
+        let log = TemporaryLog()
+        let first = try Self.engine(log: log.open())
+        try first.upsert([Entity(type: "album", id: "revolver", title: "Revolver")])
+        let edited = CatalogLoader.parse(Array(#"{"type":"album","id":"help","title":"Help!"}"#.utf8))
+        let reload = try first.replace(with: edited)
+        try first.upsert([Entity(type: "album", id: "rubber-soul", title: "Rubber Soul")])
+        let second = try Self.engine(edited, log: log.open())
+        #expect(reload.catalogVersion < second.snapshot.version)
+        #expect(second.snapshot.entities.map(\.id) == ["help", "rubber-soul"])
+    }
+
+    @Test func aPageTokenOfAVersionNoLongerKeptAsksToStartAgain() throws {
+        let engine = SearchEngine(catalog: Self.file, retention: .seconds(900), maximumRetained: 1)
+        let session = SessionRecord(
+            id: "s", labels: [], prints: [], source: .camera, locale: "", pageSize: 2, createdAtUnixMs: 0,
+            expiresAtUnixMs: .max)
+        let first = try engine.search(session: session, request: SearchRequest(sessionID: "s"))
+        try engine.upsert([Entity(type: "album", id: "a", title: "A")])
+        try engine.upsert([Entity(type: "album", id: "b", title: "B")])
+        let error = #expect(throws: SearchError.self) {
+            try engine.search(session: session, request: SearchRequest(sessionID: "s", pageToken: first.nextPageToken))
+        }
+        #expect(error?.code == .catalogChanged)
+        #expect(error?.message.hasSuffix("start again from page 1") == true)
+    }
+
+    @Test func replayingAppliesChangesInOrder() {
+        let a = Entity(type: "t", id: "a", title: "A")
+        let b = Entity(type: "t", id: "b", title: "B")
+        var a2 = a
+        a2.title = "A2"
+        let changes: [CatalogChange] = [
+            .upsert([b]), .delete([a.ref]), .upsert([a2]), .delete([EntityRef(type: "t", id: "missing")]),
+        ]
+        let (entities, applied) = CatalogChange.apply(changes, to: [a])
+        #expect(entities == [b, a2])
+        #expect(applied == 3)
+    }
+}
