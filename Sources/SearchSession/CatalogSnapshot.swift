@@ -1,132 +1,235 @@
-/// One immutable version of the catalog with its indexes.
+internal import Synchronization
+
+/// One immutable version of the catalog: segments, the documents deleted from each, and what is
+/// derived from them once per snapshot (facet numbering, match-all counts).
 ///
-/// Updates never change a snapshot; they build a new one with a higher ``version``. Pages of a
-/// search pin the snapshot they started on, so they stay consistent while the catalog changes.
+/// Updates never change a snapshot; they add a segment (and delete bits) in a new snapshot with a
+/// higher ``version``. Pages of a search pin the snapshot they started on, so they stay consistent
+/// while the catalog changes. Documents are numbered across segments: segment `s` holds documents
+/// `bases[s] ..< bases[s] + segments[s].count`, deleted ones included.
 public final class CatalogSnapshot: Sendable {
-    /// The catalog version, increasing with every update.
+    /// The catalog version: the catalog log's position when there is a log.
     public let version: UInt64
-    /// The entities, in a stable order (document numbers are positions here).
-    public let entities: [Entity]
+    /// Tells apart snapshots of one version (a merge renumbers documents without changing the
+    /// catalog): a page token names both.
+    let generation: UInt64
     /// The synonym groups the analyzer was built from.
     public let synonyms: [[String]]
     let analyzer: Analyzer
-    let text: TextIndex
-    let vectors: [String: VectorIndex]
-    let positions: [EntityRef: Int32]
-    /// Numeric attribute facets: attribute → bucket layout over this snapshot's values.
-    let buckets: [String: NumberBuckets]
-    /// Attributes that have at least one string value (faceted by value, not by bucket).
-    let stringAttributes: Set<String>
-
-    /// Each entity's category and its ancestors (`Music`, `Music/Rock`), for category facets.
-    let categoryPrefixes: [[String]]
-    /// Facet values numbered per document, for counting facets without hashing.
-    let facetIndex: FacetIndex
-    /// Each entity's analyzed text, reused by the next snapshot for unchanged entities.
-    let analyzed: [TextIndex.AnalyzedDoc]
+    let segments: [Segment]
+    let deletes: [DeleteSet]
+    let bases: [Int32]
+    /// Documents of all segments, deleted ones included: the numbering's end.
+    let documentCount: Int
     /// Each entity's deep link for results, computed on first use (see ``EntityLinker``).
     let linkCache = LinkCache()
-    /// Document `d`'s related entities that are in the snapshot, as document numbers, in order:
-    /// `relatedDocs[relatedStart[d]..<relatedStart[d + 1]]`. The sheet follows them on every
-    /// query; numbering them once spares it hashing references.
-    let relatedStart: [Int32]
-    let relatedDocs: [Int32]
+    private let derived = Mutex<Derived>(Derived())
 
-    /// Builds a snapshot; with `previous` (and the same synonyms), unchanged entities reuse their
-    /// analysis instead of running the analyzer again.
-    init(version: UInt64, entities: [Entity], synonyms: [[String]], previous: CatalogSnapshot? = nil) {
+    /// What is computed on first use and kept for the snapshot's life.
+    private struct Derived {
+        var numbering: FacetNumbering?
+        var everything: FacetCounts?
+        var topCategories: [FacetValue]?
+    }
+
+    /// Assembles a snapshot.
+    init(
+        version: UInt64, generation: UInt64, synonyms: [[String]], analyzer: Analyzer, segments: [Segment],
+        deletes: [DeleteSet]
+    ) {
+        precondition(segments.count == deletes.count)
         self.version = version
-        self.entities = entities
+        self.generation = generation
         self.synonyms = synonyms
-        let reuse = previous.flatMap { $0.synonyms == synonyms ? $0 : nil }
-        let analyzer = reuse?.analyzer ?? Analyzer(synonyms: synonyms)
         self.analyzer = analyzer
-        analyzed = entities.map { e in
-            if let old = reuse, let i = old.positions[e.ref], old.entities[Int(i)] == e { return old.analyzed[Int(i)] }
-            return TextIndex.AnalyzedDoc(e, analyzer: analyzer)
+        self.segments = segments
+        self.deletes = deletes
+        var bases = [Int32]()
+        var total = 0
+        for segment in segments {
+            bases.append(Int32(total))
+            total += segment.count
         }
-        text = TextIndex(docs: analyzed)
-        categoryPrefixes = entities.map { e in
-            var out = [String]()
-            var prefix = ""
-            for part in e.category.split(separator: "/") {
-                prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
-                out.append(prefix)
-            }
-            return out
+        self.bases = bases
+        documentCount = total
+        count = total - deletes.reduce(0) { $0 + $1.count }
+    }
+
+    /// A snapshot of one segment built from `entities`.
+    convenience init(version: UInt64, entities: [Entity], synonyms: [[String]], generation: UInt64 = 1) {
+        let analyzer = Analyzer(synonyms: synonyms)
+        let segment = Segment(entities: entities, analyzer: analyzer)
+        self.init(
+            version: version, generation: generation, synonyms: synonyms, analyzer: analyzer, segments: [segment],
+            deletes: [DeleteSet(documents: segment.count)])
+    }
+
+    /// The snapshot after a change: an upsert adds a segment of its entities and deletes the
+    /// documents they replace; a delete only deletes.
+    ///
+    /// - Returns: The new snapshot, and how many entities the change touched.
+    func applying(_ change: CatalogChange, version: UInt64, generation: UInt64) -> (CatalogSnapshot, Int) {
+        var segments = self.segments
+        var deletes = self.deletes
+        var applied = 0
+        func remove(_ ref: EntityRef) -> Bool {
+            guard let doc = doc(of: ref) else { return false }
+            let (s, local) = locate(doc)
+            return deletes[s].insert(local)
         }
-        // When the entities already in `previous` kept their positions and prints (replacements
-        // without print changes, appends), its vector rows are shared instead of rebuilt: the
-        // largest part of a snapshot is not copied per update. Array equality is O(1) for shared
-        // storage, so the check is cheap for untouched entities.
-        let keptPrints =
-            previous.map { old in
-                old.entities.count <= entities.count
-                    && old.entities.indices.allSatisfy {
-                        old.entities[$0].ref == entities[$0].ref && old.entities[$0].prints == entities[$0].prints
-                    }
-            } ?? false
-        var vectors = keptPrints ? previous!.vectors : [String: VectorIndex]()
-        let firstNewDoc = keptPrints ? previous!.entities.count : 0
-        var positions = [EntityRef: Int32](minimumCapacity: entities.count)
-        var ranges = [String: (min: Double, max: Double, integral: Bool)]()
-        var strings = Set<String>()
-        for (doc, e) in entities.enumerated() {
-            positions[e.ref] = Int32(doc)
-            for p in e.prints where doc >= firstNewDoc {
-                if vectors[p.model] == nil { vectors[p.model] = VectorIndex(model: p.model, dimension: p.values.count) }
-                // Entities were validated against the model's dimension before reaching here.
-                if vectors[p.model]!.dimension == p.values.count {
-                    vectors[p.model]!.add(doc: Int32(doc), values: p.values)
-                }
-            }
-            for (name, value) in e.attributes {
-                switch value {
-                case .string: strings.insert(name)
-                case .number(let n):
-                    let old = ranges[name] ?? (n, n, true)
-                    ranges[name] = (min(old.min, n), max(old.max, n), old.integral && n.rounded() == n)
-                }
-            }
+        switch change {
+        case .upsert(let batch):
+            for entity in batch { _ = remove(entity.ref) }
+            let segment = Segment(entities: batch, analyzer: analyzer)
+            segments.append(segment)
+            deletes.append(DeleteSet(documents: segment.count))
+            applied = batch.count
+        case .delete(let refs):
+            for ref in refs where remove(ref) { applied += 1 }
         }
-        self.vectors = vectors
-        self.positions = positions
-        var relatedStart: [Int32] = [0]
-        var relatedDocs = [Int32]()
-        relatedStart.reserveCapacity(entities.count + 1)
-        for e in entities {
-            for r in e.related { if let d = positions[r] { relatedDocs.append(d) } }
-            relatedStart.append(Int32(relatedDocs.count))
+        let next = CatalogSnapshot(
+            version: version, generation: generation, synonyms: synonyms, analyzer: analyzer, segments: segments,
+            deletes: deletes)
+        next.inheritNumbering(from: self)
+        return (next, applied)
+    }
+
+    /// Takes over the facet numbering of a snapshot with the same segments (a delete changes only
+    /// delete bits), so it is not computed again.
+    func inheritNumbering(from previous: CatalogSnapshot) {
+        guard previous.segments.count == segments.count,
+            zip(previous.segments, segments).allSatisfy({ $0 === $1 }),
+            let numbering = previous.derived.withLock({ $0.numbering })
+        else { return }
+        derived.withLock { $0.numbering = numbering }
+    }
+
+    /// The number of entities.
+    public let count: Int
+
+    /// Every entity, materialized from the segments in document order: for tools and tests; a
+    /// query never needs it.
+    public var entities: [Entity] {
+        var out = [Entity]()
+        out.reserveCapacity(count)
+        for (s, segment) in segments.enumerated() {
+            for doc in 0..<segment.count where !deletes[s].contains(doc) { out.append(segment.entity(doc)) }
         }
-        self.relatedStart = relatedStart
-        self.relatedDocs = relatedDocs
-        stringAttributes = strings
-        var buckets = [String: NumberBuckets]()
-        for (name, r) in ranges where !strings.contains(name) {
-            buckets[name] = NumberBuckets(min: r.min, max: r.max, integral: r.integral)
-        }
-        self.buckets = buckets
-        facetIndex = FacetIndex(entities: entities, categoryPrefixes: categoryPrefixes) { name, value in
-            if let b = buckets[name], case .number(let n) = value { return b.label(b.index(of: n)) }
-            return value.description
-        }
+        return out
     }
 
     /// The entity with this reference, if the snapshot has it.
     public func entity(_ ref: EntityRef) -> Entity? {
-        positions[ref].map { entities[Int($0)] }
+        doc(of: ref).map(entity(at:))
     }
-
-    /// The related entities of document `doc` that are in the snapshot, as document numbers.
-    func related(of doc: Int32) -> ArraySlice<Int32> {
-        relatedDocs[Int(relatedStart[Int(doc)])..<Int(relatedStart[Int(doc) + 1])]
-    }
-
-    /// The number of entities.
-    public var count: Int { entities.count }
 
     /// The dimension of a model's prints in this snapshot, if any entity has one.
-    public func dimension(ofModel model: String) -> Int? { vectors[model]?.dimension }
+    public func dimension(ofModel model: String) -> Int? {
+        for segment in segments.reversed() { if let rows = segment.vectors[model] { return rows.dimension } }
+        return nil
+    }
+
+    // MARK: Documents
+
+    /// The segment of a document and its number there.
+    @inline(__always) func locate(_ doc: Int32) -> (segment: Int, local: Int) {
+        var s = segments.count - 1
+        while bases[s] > doc { s -= 1 }
+        return (s, Int(doc - bases[s]))
+    }
+
+    /// Whether a document is live (not deleted).
+    func isLive(_ doc: Int32) -> Bool {
+        let (s, local) = locate(doc)
+        return !deletes[s].contains(local)
+    }
+
+    /// The live document with this reference: the newest segment's, since an upsert deletes the
+    /// older one.
+    func doc(of ref: EntityRef) -> Int32? {
+        for s in segments.indices.reversed() {
+            if let local = segments[s].doc(of: ref), !deletes[s].contains(local) { return bases[s] + Int32(local) }
+        }
+        return nil
+    }
+
+    /// The whole entity of a document.
+    func entity(at doc: Int32) -> Entity {
+        let (s, local) = locate(doc)
+        return segments[s].entity(local)
+    }
+
+    /// The live documents, ascending.
+    func liveDocs() -> [Int32] {
+        var out = [Int32]()
+        out.reserveCapacity(count)
+        for (s, segment) in segments.enumerated() {
+            let base = bases[s]
+            let deleted = deletes[s]
+            for local in 0..<segment.count where deleted.count == 0 || !deleted.contains(local) {
+                out.append(base + Int32(local))
+            }
+        }
+        return out
+    }
+
+    // MARK: Derived, once per snapshot
+
+    /// The facet values numbered across segments.
+    var numbering: FacetNumbering {
+        if let known = derived.withLock({ $0.numbering }) { return known }
+        let computed = FacetNumbering(segments: segments)
+        derived.withLock { $0.numbering = computed }
+        return computed
+    }
+
+    /// Facet counts over every live document: each segment's totals, less its deleted documents.
+    var everythingCounts: FacetCounts {
+        if let known = derived.withLock({ $0.everything }) { return known }
+        let numbering = self.numbering
+        var counts = FacetCounts(numbering)
+        for (s, segment) in segments.enumerated() {
+            let totals = segment.totals
+            let types = numbering.typeMap[s]
+            for (local, n) in totals.types.enumerated() { counts.types[Int(types[local])] += n }
+            let categories = numbering.categoryMap[s]
+            for (local, n) in totals.categories.enumerated() { counts.categories[Int(categories[local])] += n }
+            let values = numbering.valueMap[s]
+            for (local, n) in totals.values.enumerated() { counts.values[Int(values[local])] += n }
+            let attributes = numbering.attributeMap[s]
+            for (local, global) in attributes.enumerated() {
+                if let layout = numbering.buckets[Int(global)] {
+                    let start = Int(numbering.bucketStart[Int(global)])
+                    totals.addCounts(attribute: local, in: layout, to: &counts.buckets[start..<(start + layout.count)])
+                } else {
+                    for n in totals.numbers[local] {
+                        counts.textNumbers[global, default: [:]][formatNumber(n), default: 0] += 1
+                    }
+                }
+            }
+            for local in deletes[s].docs {
+                FacetCounter.add(doc: local, of: segment, segment: s, numbering: numbering, to: &counts, sign: -1)
+            }
+        }
+        derived.withLock { $0.everything = counts }
+        return counts
+    }
+
+    /// Top-level categories with their live entity counts, most first: what the browse state
+    /// offers when nothing matches.
+    var topCategories: [FacetValue] {
+        if let known = derived.withLock({ $0.topCategories }) { return known }
+        let numbering = self.numbering
+        let counts = everythingCounts
+        var out = [FacetValue]()
+        for (number, name) in numbering.categoryNames.enumerated()
+        where numbering.categoryParent[number] < 0 && counts.categories[number] > 0 {
+            out.append(FacetValue(value: name, count: Int(counts.categories[number]), selected: false))
+        }
+        out.sort(by: SearchEngine.facetOrder)
+        derived.withLock { $0.topCategories = out }
+        return out
+    }
 }
 
 /// Equal-width buckets over a numeric attribute's range, with a "nice" width (1, 2 or 5 × 10ⁿ)

@@ -74,8 +74,11 @@ extension SearchEngine {
 
     /// The deep links of `docs` in `s`: the linker's (cached with the snapshot), else the catalog's.
     static func links(_ docs: [Int32], in s: CatalogSnapshot, linker: EntityLinker?) -> [String] {
-        if let linker { return s.linkCache.links(docs, entities: s.entities, linker: linker) }
-        return docs.map { s.entities[Int($0)].link }
+        if let linker { return s.linkCache.links(docs, in: s, linker: linker) }
+        return docs.map { doc in
+            let (si, local) = s.locate(doc)
+            return s.segments[si].string(s.segments[si].docLink[local])
+        }
     }
 
     static func civilDate(unixMs: Int64) -> String {
@@ -100,15 +103,25 @@ extension SearchEngine {
     /// Whether a related entity is worth surfacing: a dated entity (a concert) only when upcoming.
     ///
     /// - Parameter today: Today's date, asked for only when the entity is dated.
-    static func isCurrent(_ e: borrowing Entity, today: () -> String) -> Bool {
-        guard case .string(let date)? = e.attributes["date"], date.utf8.count >= 10 else { return true }
+    static func isCurrent(_ doc: Int32, in s: CatalogSnapshot, today: () -> String) -> Bool {
+        let (si, local) = s.locate(doc)
+        let segment = s.segments[si]
+        guard let number = segment.attributeNumber(named: "date"), let p = segment.attribute(number, of: local),
+            case .string(let date) = segment.attributeValue(at: p), date.utf8.count >= 10
+        else { return true }
         return date.count >= 10 ? String(date.prefix(10)) >= today() : true
+    }
+
+    /// The live related entities of a document, as document numbers, in the catalog's order.
+    static func related(of doc: Int32, in s: CatalogSnapshot) -> [Int32] {
+        let (si, local) = s.locate(doc)
+        return s.segments[si].related(of: local).compactMap { s.doc(of: $0) }
     }
 
     /// Builds the sheet from a ranking: primaries, their related entities, display fields.
     ///
-    /// Entities are read in place by document number; the few documents seen while following
-    /// related links are kept in an array (a set would cost more than it saves at this size).
+    /// The few documents seen while following related links are kept in an array (a set would
+    /// cost more than it saves at this size); only the results' own fields are read.
     static func sheet(
         _ ranked: [Candidate], in s: CatalogSnapshot, groups: [TextGroup], limit: Int, locale: String,
         today: () -> String, linker: EntityLinker?
@@ -125,23 +138,20 @@ extension SearchEngine {
         // Related entities of the top primaries: one hop (album → artist) and two (→ concerts).
         var related = [(doc: Int32, score: Float, parent: Int32)]()
         let relatedBudget = primaries.count >= limit ? max(1, limit / 3) : limit - primaries.count
-        s.entities.withUnsafeBufferPointer { entities in
-            for c in primaries.prefix(3) where related.count < relatedBudget {
-                var frontier = [c.doc]
-                for _ in 0..<2 {
-                    var next = [Int32]()
-                    for e in frontier {
-                        for d in s.related(of: e) {
-                            guard !seen.contains(d) else { continue }
-                            next.append(d)
-                            guard related.count < relatedBudget, isCurrent(entities[Int(d)], today: cachedToday)
-                            else { continue }
-                            seen.append(d)
-                            related.append((d, c.score * 0.5, c.doc))
-                        }
+        for c in primaries.prefix(3) where related.count < relatedBudget {
+            var frontier = [c.doc]
+            for _ in 0..<2 {
+                var next = [Int32]()
+                for e in frontier {
+                    for d in Self.related(of: e, in: s) {
+                        guard !seen.contains(d) else { continue }
+                        next.append(d)
+                        guard related.count < relatedBudget, isCurrent(d, in: s, today: cachedToday) else { continue }
+                        seen.append(d)
+                        related.append((d, c.score * 0.5, c.doc))
                     }
-                    frontier = next
                 }
+                frontier = next
             }
         }
         let primaryCount = min(primaries.count, limit - related.count)
@@ -152,35 +162,39 @@ extension SearchEngine {
         let usable = Ranker.usableGroups(groups)
         var out = [QueryResult]()
         out.reserveCapacity(docs.count)
-        s.entities.withUnsafeBufferPointer { entities in
-            for (k, c) in primaries.prefix(primaryCount).enumerated() {
-                out.append(
-                    result(
-                        entities[Int(c.doc)], candidate: c, score: c.score, parent: nil,
-                        matchedTerms: Ranker.matchedTerms(c.matchedGroups, groups: groups, usable: usable),
-                        locale: locale, several: several, link: links[k]))
-            }
-            for (k, r) in related.enumerated() {
-                out.append(
-                    result(
-                        entities[Int(r.doc)], candidate: nil, score: r.score, parent: entities[Int(r.parent)].ref,
-                        matchedTerms: [], locale: locale, several: several, link: links[primaryCount + k]))
-            }
+        for (k, c) in primaries.prefix(primaryCount).enumerated() {
+            out.append(
+                result(
+                    c.doc, in: s, candidate: c, score: c.score, parent: nil,
+                    matchedTerms: Ranker.matchedTerms(c.matchedGroups, groups: groups, usable: usable),
+                    locale: locale, several: several, link: links[k]))
+        }
+        for (k, r) in related.enumerated() {
+            let (pi, plocal) = s.locate(r.parent)
+            out.append(
+                result(
+                    r.doc, in: s, candidate: nil, score: r.score, parent: s.segments[pi].ref(of: plocal),
+                    matchedTerms: [], locale: locale, several: several, link: links[primaryCount + k]))
         }
         return out
     }
 
+    /// A result's display fields, read from its document's columns.
     static func result(
-        _ e: borrowing Entity, candidate: Candidate?, score: Float, parent: EntityRef?, matchedTerms: [String],
-        locale: String, several: Bool, link: String
+        _ doc: Int32, in s: CatalogSnapshot, candidate: Candidate?, score: Float, parent: EntityRef?,
+        matchedTerms: [String], locale: String, several: Bool, link: String
     ) -> QueryResult {
-        let text = e.display(locale: locale)
+        let (si, local) = s.locate(doc)
+        let segment = s.segments[si]
+        let text = segment.display(local, locale: locale)
+        let image = segment.string(segment.docImage[local])
+        let thumbnail = segment.string(segment.docThumbnail[local])
         return QueryResult(
-            entity: e.ref, title: truncate(text.title, 80), subtitle: truncate(text.subtitle, 160),
-            thumbnailURL: several ? (e.thumbnailURL.isEmpty ? e.imageURL : e.thumbnailURL) : "",
-            imageURL: several ? "" : (e.imageURL.isEmpty ? e.thumbnailURL : e.imageURL), deepLink: link,
+            entity: segment.ref(of: local), title: truncate(text.title, 80), subtitle: truncate(text.subtitle, 160),
+            thumbnailURL: several ? (thumbnail.isEmpty ? image : thumbnail) : "",
+            imageURL: several ? "" : (image.isEmpty ? thumbnail : image), deepLink: link,
             score: score, match: candidate?.match ?? .related, distance: candidate?.distance,
-            matchedTerms: matchedTerms, relatedTo: parent, category: e.category)
+            matchedTerms: matchedTerms, relatedTo: parent, category: segment.category(of: local))
     }
 
     static func truncate(_ s: String, _ n: Int) -> String {

@@ -43,26 +43,26 @@ extension SearchEngine {
             throw .invalid("sorting by attribute needs an attribute name")
         }
         let hash = refinementHash(session: session.id, request)
-        let s: CatalogSnapshot
+        let snapshot: CatalogSnapshot
         var offset = 0
         if request.pageToken.isEmpty {
-            s = snapshot
+            snapshot = self.snapshot
         } else {
             let token = try PageToken(decoding: request.pageToken)
             guard token.refinementHash == hash else {
                 throw .invalid("page token belongs to a different refinement; send the same refinement or start over")
             }
-            guard let pinned = snapshot(version: token.version) else {
+            guard let pinned = self.snapshot(version: token.version, generation: token.generation) else {
                 throw SearchError(
                     code: .catalogChanged,
                     message: "the catalog changed since this page token (version \(token.version) is no longer kept); "
                         + "start again from page 1")
             }
-            s = pinned
+            snapshot = pinned
             offset = token.offset
         }
         let evaluation = evaluate(
-            s, session: session, request: request,
+            snapshot, session: session, request: request,
             needed: offset.addingReportingOverflow(pageSize).overflow
                 ? .max : offset + pageSize)
         let total = evaluation.total
@@ -70,25 +70,27 @@ extension SearchEngine {
         let several = total > 1
         let groups = evaluation.groups
         let usable = Ranker.usableGroups(groups)
-        let links = Self.links(page.map(\.doc), in: s, linker: linker)
-        let results = s.entities.withUnsafeBufferPointer { entities in
-            zip(page, links).map { c, link in
-                Self.result(
-                    entities[Int(c.doc)], candidate: c.textScore == nil && c.distance == nil ? nil : c,
-                    score: c.score, parent: nil,
-                    matchedTerms: Ranker.matchedTerms(c.matchedGroups, groups: groups, usable: usable),
-                    locale: session.locale, several: several, link: link)
-            }
+        let links = Self.links(page.map(\.doc), in: snapshot, linker: linker)
+        let results = zip(page, links).map { candidate, link in
+            Self.result(
+                candidate.doc, in: snapshot,
+                candidate: candidate.textScore == nil && candidate.distance == nil ? nil : candidate,
+                score: candidate.score, parent: nil,
+                matchedTerms: Ranker.matchedTerms(candidate.matchedGroups, groups: groups, usable: usable),
+                locale: session.locale, several: several, link: link)
         }
         let next = offset + page.count
         return SearchState(
             sessionID: session.id, queryText: evaluation.queryText, chips: evaluation.chips, facets: evaluation.facets,
             appliedFilters: evaluation.filters.map { AppliedFilter(filter: $0, label: $0.label) }, results: results,
             nextPageToken: next < total
-                ? PageToken(version: s.version, offset: next, refinementHash: hash).encoded : "",
+                ? PageToken(
+                    version: snapshot.version, generation: snapshot.generation, offset: next, refinementHash: hash
+                )
+                .encoded : "",
             totalHits: total, relaxations: evaluation.relaxations, expiresAtUnixMs: session.expiresAtUnixMs,
             sort: request.sort, browseCategories: evaluation.browse, source: session.source, locale: session.locale,
-            catalogVersion: s.version)
+            catalogVersion: snapshot.version)
     }
 
     struct Evaluation {
@@ -105,159 +107,353 @@ extension SearchEngine {
         var browse: [FacetValue]
     }
 
+    /// What a refinement matches before its constraints: candidates in document order, or every
+    /// live document (nothing to match on: no selected label, no text, no print).
+    enum Matches {
+        case some([Candidate])
+        case everything
+    }
+
+    /// The state relaxation works on: the selection, and what it matches.
+    struct Selection {
+        var chips: [Chip]
+        var constraints: Constraints
+        var groups: [TextGroup]
+        var matches: Matches
+    }
+
+    /// The relaxation steps, in the order they are tried when a refinement finds nothing: each
+    /// changes the selection and says how, or returns `nil` when it has nothing to relax.
+    enum RelaxationStep: CaseIterable {
+        case dropWeakestLabel, widenCategories, dropFilters
+
+        func apply(_ selection: inout Selection, _ context: RelaxationContext) -> Relaxation? {
+            switch self {
+            case .dropWeakestLabel: SearchEngine.dropWeakestLabel(&selection, context)
+            case .widenCategories: SearchEngine.widenCategories(&selection, context)
+            case .dropFilters: SearchEngine.dropFilters(&selection, context)
+            }
+        }
+    }
+
+    /// What the relaxation steps read besides the selection.
+    struct RelaxationContext {
+        let snapshot: CatalogSnapshot
+        let session: SessionRecord
+        let freeText: (display: String, terms: [String])
+        let prints: [FeaturePrint]
+    }
+
+    /// Drops the weakest selected label while more than one is selected: lowest confidence; among
+    /// equals, the last (labels come most confident first).
+    static func dropWeakestLabel(_ selection: inout Selection, _ context: RelaxationContext) -> Relaxation? {
+        let analyzer = context.snapshot.analyzer
+        let selected = selection.chips.indices.filter {
+            selection.chips[$0].selected && !analyzer.terms(selection.chips[$0].text).isEmpty
+        }
+        guard selected.count > 1 else { return nil }
+        let before = selected.map { selection.chips[$0].text }.joined(separator: " ")
+        let weakest = selected.min {
+            let a = context.session.labels[$0].weight
+            let b = context.session.labels[$1].weight
+            return a != b ? a < b : $0 > $1
+        }!
+        selection.chips[weakest].selected = false
+        selection.groups = groups(selection.chips, context: context)
+        selection.matches = matches(selection.groups, context: context)
+        return Relaxation(
+            kind: .droppedLabel, subject: selection.chips[weakest].text, searched: before,
+            shown: selection.chips.filter(\.selected).map(\.text).joined(separator: " "))
+    }
+
+    /// Widens the selected categories to their parents (a top-level one to all categories).
+    static func widenCategories(_ selection: inout Selection, _ context: RelaxationContext) -> Relaxation? {
+        let old = selection.constraints.categories
+        guard !old.isEmpty else { return nil }
+        selection.constraints.categories = Array(Set(old.compactMap(parentCategory))).sorted()
+        // One relaxation per widened category would say the same thing several times; the first
+        // names what was widened, the rest are in the applied state.
+        return Relaxation(kind: .widenedCategory, subject: old[0], shown: parentCategory(old[0]) ?? "")
+    }
+
+    /// Drops the attribute filters and the filter expression.
+    static func dropFilters(_ selection: inout Selection, _ context: RelaxationContext) -> Relaxation? {
+        let constraints = selection.constraints
+        guard !constraints.filters.isEmpty || constraints.expression != nil else { return nil }
+        let labels = constraints.filters.map(\.label) + (constraints.expression == nil ? [] : ["the filter expression"])
+        selection.constraints.filters = []
+        selection.constraints.expression = nil
+        return Relaxation(kind: .droppedFilter, subject: labels.joined(separator: ", "))
+    }
+
+    /// The text groups of the selected chips and the free text.
+    static func groups(_ chips: [Chip], context: RelaxationContext) -> [TextGroup] {
+        var out = [TextGroup]()
+        for (i, label) in context.session.labels.enumerated() where chips[i].selected {
+            out.append(
+                TextGroup(display: label.text, terms: context.snapshot.analyzer.terms(label.text), weight: label.weight)
+            )
+        }
+        if !context.freeText.terms.isEmpty {
+            out.append(TextGroup(display: context.freeText.display, terms: context.freeText.terms, weight: 1))
+        }
+        return out
+    }
+
+    /// What the groups and the session's prints match, in document order.
+    static func matches(_ groups: [TextGroup], context: RelaxationContext) -> Matches {
+        Ranker.rank(
+            context.snapshot, groups: groups, mode: .all, prints: context.prints, maxDistance: nil,
+            imageLimit: Self.searchImageCandidates, ordered: false
+        ).map(Matches.some) ?? .everything
+    }
+
     /// Everything but the page cut: deterministic for a snapshot, a session and a refinement.
     ///
-    /// Candidates stay in document order until the facets are counted (the facet index is then
-    /// read front to back instead of at random); only the first `needed` hits are put in order
-    /// when sorting by relevance.
+    /// Candidates stay in document order until the facets are counted; only the first `needed`
+    /// hits are put in order. With nothing to match on, the hits are every live document: their
+    /// count and unconstrained facets are the snapshot's own (computed once per snapshot), and a
+    /// page reads only the documents it shows.
     func evaluate(
         _ s: CatalogSnapshot, session: SessionRecord, request r: SearchRequest, needed: Int = .max
     ) -> Evaluation {
         let disabled = Set(r.disabledLabels.map { Analyzer.tokens($0).joined(separator: " ") })
-        var chips = session.labels.map { l in
+        let chips = session.labels.map { l in
             Chip(
                 text: l.text, selected: !disabled.contains(Analyzer.tokens(l.text).joined(separator: " ")),
                 confidence: l.confidence)
         }
         let queryText = r.query ?? session.queryText
-        let freeText = s.analyzer.terms(queryText)
-        var constraints = Constraints(
-            types: Set(r.entityTypes), categories: r.categories.map(normalizeCategory).filter { !$0.isEmpty },
-            filters: r.filters, expression: r.filterExpression)
+        let context = RelaxationContext(
+            snapshot: s, session: session, freeText: (queryText, s.analyzer.terms(queryText)), prints: session.prints)
+        let groups = Self.groups(chips, context: context)
+        var selection = Selection(
+            chips: chips,
+            constraints: Constraints(
+                types: Set(r.entityTypes), categories: r.categories.map(normalizeCategory).filter { !$0.isEmpty },
+                filters: r.filters, expression: r.filterExpression),
+            groups: groups, matches: Self.matches(groups, context: context))
         var relaxations = [Relaxation]()
-
-        func groups() -> [TextGroup] {
-            var g = [TextGroup]()
-            for (i, l) in session.labels.enumerated() where chips[i].selected {
-                g.append(TextGroup(display: l.text, terms: s.analyzer.terms(l.text), weight: l.weight))
-            }
-            if !freeText.isEmpty { g.append(TextGroup(display: queryText, terms: freeText, weight: 1)) }
-            return g
-        }
-        func base(_ g: [TextGroup]) -> [Candidate] {
-            Ranker.rank(
-                s, groups: g, mode: .all, prints: session.prints, maxDistance: nil,
-                imageLimit: Self.searchImageCandidates, ordered: false)
-                ?? s.entities.indices.map {
-                    Candidate(doc: Int32($0), exact: false, score: 0, textScore: nil, distance: nil, matchedGroups: 0)
-                }
-        }
-
-        var g = groups()
-        var candidates = base(g)
-        var hits = constraints.filter(candidates, in: s)
         var browse = [FacetValue]()
-        while hits.isEmpty {
-            let selected = chips.indices.filter { chips[$0].selected && !s.analyzer.terms(chips[$0].text).isEmpty }
-            if selected.count > 1 {
-                let before = selected.map { chips[$0].text }.joined(separator: " ")
-                // The weakest: lowest confidence; among equals, the last (labels come most confident first).
-                let weakest = selected.min {
-                    let a = session.labels[$0].weight
-                    let b = session.labels[$1].weight
-                    return a != b ? a < b : $0 > $1
-                }!
-                chips[weakest].selected = false
-                let after = chips.filter(\.selected).map(\.text).joined(separator: " ")
-                relaxations.append(
-                    Relaxation(
-                        kind: .droppedLabel, subject: chips[weakest].text,
-                        explanation: "No results for “\(before)”; showing “\(after)”."))
-                g = groups()
-                candidates = base(g)
-            } else if !constraints.categories.isEmpty {
-                let old = constraints.categories
-                constraints.categories = Array(Set(old.compactMap(parentCategory))).sorted()
-                for c in old {
-                    let parent = parentCategory(c)
-                    relaxations.append(
-                        Relaxation(
-                            kind: .widenedCategory, subject: c,
-                            explanation: parent.map { "No results in “\(c)”; showing “\($0)”." }
-                                ?? "No results in “\(c)”; showing all categories."))
+        var hits = Self.filter(selection.matches, by: selection.constraints, in: s)
+        relaxing: while hits.isEmpty {
+            for step in RelaxationStep.allCases {
+                if let relaxation = step.apply(&selection, context) {
+                    relaxations.append(relaxation)
+                    hits = Self.filter(selection.matches, by: selection.constraints, in: s)
+                    continue relaxing
                 }
-            } else if !constraints.filters.isEmpty || constraints.expression != nil {
-                let labels =
-                    constraints.filters.map(\.label) + (constraints.expression == nil ? [] : ["the filter expression"])
-                constraints.filters = []
-                constraints.expression = nil
-                relaxations.append(
-                    Relaxation(
-                        kind: .droppedFilter, subject: labels.joined(separator: ", "),
-                        explanation:
-                            "No results with \(labels.joined(separator: ", ")); showing results without filters."))
-            } else {
-                let what = g.map(\.display).joined(separator: " ")
-                relaxations.append(
-                    Relaxation(
-                        kind: .browse, subject: what,
-                        explanation: what.isEmpty
-                            ? "Nothing matches; browse the catalog’s categories instead."
-                            : "Nothing in the catalog matches “\(what)”; browse its categories instead."))
-                browse = Self.topCategories(s)
-                break
             }
-            hits = constraints.filter(candidates, in: s)
+            relaxations.append(
+                Relaxation(kind: .browse, subject: selection.groups.map(\.display).joined(separator: " ")))
+            browse = s.topCategories
+            break
         }
-        let facets = Self.facets(s, candidates: candidates, constraints: constraints, request: r)
+        let candidates: [Candidate]?
+        if case .some(let list) = selection.matches { candidates = list } else { candidates = nil }
+        let facets = Self.facets(s, candidates: candidates, constraints: selection.constraints, request: r)
         let total = hits.count
-        if r.sort.key == .relevance {
-            hits = Ranker.top(hits, needed)
-        } else {
-            hits = Self.sort(Ranker.sorted(hits), in: s, by: r.sort, locale: session.locale)
-        }
+        let ordered = Self.order(hits, in: s, by: r.sort, locale: session.locale, needed: needed)
         return Evaluation(
-            queryText: queryText, chips: chips, groups: g, hits: hits, total: total, facets: facets,
-            filters: constraints.filters, relaxations: relaxations, browse: browse)
+            queryText: queryText, chips: selection.chips, groups: selection.groups, hits: ordered, total: total,
+            facets: facets, filters: selection.constraints.filters, relaxations: relaxations, browse: browse)
     }
 
-    static func topCategories(_ s: CatalogSnapshot) -> [FacetValue] {
-        var counts = [String: Int]()
-        for e in s.entities {
-            guard let top = e.category.split(separator: "/").first else { continue }
-            counts[String(top), default: 0] += 1
+    /// The hits of a refinement: its matches that pass its constraints.
+    enum Hits {
+        case some([Candidate])
+        /// Every live document (nothing to match on, nothing constrained).
+        case everything(count: Int)
+
+        var isEmpty: Bool { count == 0 }
+        var count: Int {
+            switch self {
+            case .some(let list): list.count
+            case .everything(let count): count
+            }
         }
-        return counts.map { FacetValue(value: $0.key, count: $0.value, selected: false) }.sorted(by: facetOrder)
+    }
+
+    /// The matches that pass the constraints, in document order; constraints are checked in each
+    /// segment's own numbering.
+    static func filter(_ matches: Matches, by constraints: Constraints, in s: CatalogSnapshot) -> Hits {
+        if constraints.isEmpty {
+            switch matches {
+            case .some(let list): return .some(list)
+            case .everything: return .everything(count: s.count)
+            }
+        }
+        var compiled = [SegmentConstraints?](repeating: nil, count: s.segments.count)
+        func passes(_ doc: Int32) -> Bool {
+            let (si, local) = s.locate(doc)
+            if compiled[si] == nil { compiled[si] = constraints.compiled(for: s.segments[si]) }
+            return compiled[si]!.passes(local, in: s.segments[si])
+        }
+        switch matches {
+        case .some(let list):
+            return .some(list.filter { passes($0.doc) })
+        case .everything:
+            return .some(s.liveDocs().compactMap { passes($0) ? Candidate(everything: $0) : nil })
+        }
     }
 
     static func facetOrder(_ a: FacetValue, _ b: FacetValue) -> Bool {
         a.count != b.count ? a.count > b.count : a.value < b.value
     }
 
-    static func sort(_ hits: [Candidate], in s: CatalogSnapshot, by sort: Sort, locale: String) -> [Candidate] {
-        switch sort.key {
-        case .relevance:
-            return hits  // already best first, ties by document number
-        case .title:
-            let keys = hits.map {
-                Analyzer.tokens(s.entities[Int($0.doc)].display(locale: locale).title).joined(separator: " ")
-            }
-            let order = hits.indices.sorted {
-                if keys[$0] != keys[$1] { return sort.descending ? keys[$0] > keys[$1] : keys[$0] < keys[$1] }
-                return $0 < $1
-            }
-            return order.map { hits[$0] }
-        case .attribute:
-            let values = hits.map { s.entities[Int($0.doc)].attributes[sort.attribute] }
-            let order = hits.indices.sorted { i, j in
-                switch (values[i], values[j]) {
-                case (nil, nil): return i < j
-                case (nil, _): return false
-                case (_, nil): return true
-                case (let a?, let b?):
-                    if a == b { return i < j }
-                    let less: Bool
-                    switch (a, b) {
-                    case (.number(let x), .number(let y)): less = x < y
-                    case (.string(let x), .string(let y)): less = x < y
-                    case (.number, .string): less = true
-                    case (.string, .number): less = false
-                    }
-                    return sort.descending ? !less : less
+    /// The first `needed` hits in the requested order (all of them when `needed` is larger).
+    static func order(_ hits: Hits, in s: CatalogSnapshot, by sort: Sort, locale: String, needed: Int) -> [Candidate] {
+        let limit = min(needed, hits.count)
+        guard limit > 0 else { return [] }
+        if case .everything = hits, sort.key == .relevance {
+            // Every live document scores the same: document order, and only as far as the page.
+            var out = [Candidate]()
+            out.reserveCapacity(limit)
+            for (si, segment) in s.segments.enumerated() {
+                for local in 0..<segment.count where !s.deletes[si].contains(local) {
+                    out.append(Candidate(everything: s.bases[si] + Int32(local)))
+                    if out.count == limit { return out }
                 }
             }
-            return order.map { hits[$0] }
+            return out
         }
+        let list: [Candidate]
+        switch hits {
+        case .some(let candidates): list = candidates
+        case .everything: list = s.liveDocs().map(Candidate.init(everything:))
+        }
+        switch sort.key {
+        case .relevance: return Ranker.top(list, limit)
+        case .title:
+            let keys = SortKeys(titlesOf: list, in: s, locale: locale)
+            return Self.top(list, limit) { a, b in
+                let order = keys.compare(a, b)
+                if order != 0 { return sort.descending ? order > 0 : order < 0 }
+                return a < b
+            }
+        case .attribute:
+            let keys = SortKeys(attribute: sort.attribute, of: list, in: s)
+            return Self.top(list, limit) { a, b in
+                // Documents without the attribute come last either way.
+                switch (keys.hasValue(a), keys.hasValue(b)) {
+                case (false, false): return a < b
+                case (false, true): return false
+                case (true, false): return true
+                case (true, true):
+                    let order = keys.compare(a, b)
+                    if order == 0 { return a < b }
+                    return sort.descending ? order > 0 : order < 0
+                }
+            }
+        }
+    }
+
+    /// The first `k` candidates by `less` over their positions, without sorting them all when
+    /// `k` is small.
+    static func top(_ list: [Candidate], _ k: Int, by less: (Int, Int) -> Bool) -> [Candidate] {
+        var kept = [Int]()
+        if k * 4 >= list.count {
+            kept = Array(list.indices)
+            kept.sort(by: less)
+            return kept.prefix(k).map { list[$0] }
+        }
+        kept.reserveCapacity(k + 1)
+        for i in list.indices {
+            if kept.count == k, let worst = kept.last, !less(i, worst) { continue }
+            var j = kept.count
+            while j > 0 && less(i, kept[j - 1]) { j -= 1 }
+            kept.insert(i, at: j)
+            if kept.count > k { kept.removeLast() }
+        }
+        return kept.map { list[$0] }
+    }
+}
+
+/// Sort keys of a list of hits, read in place from their segments' columns.
+final class SortKeys {
+    /// Per hit: its key's bytes (a title key, or a string value), or a number.
+    private var bytes: [UnsafeBufferPointer<UInt8>] = []
+    private var numbers: [Double] = []
+    /// Per hit: 0 no value, 1 a number, 2 a string.
+    private var kinds: [UInt8] = []
+    /// Keys computed for this sort (localized titles) live here while it runs.
+    private var ownedPointers: [UnsafeMutableBufferPointer<UInt8>] = []
+
+    /// Title keys: the folded tokens of the title shown in `locale`.
+    init(titlesOf list: [Candidate], in s: CatalogSnapshot, locale: String) {
+        bytes.reserveCapacity(list.count)
+        for candidate in list {
+            let (si, local) = s.locate(candidate.doc)
+            let segment = s.segments[si]
+            let localized = segment.docLocalizedStart[local] != segment.docLocalizedStart[local + 1]
+            if !locale.isEmpty && localized {
+                let key = Array(
+                    Analyzer.tokens(segment.display(local, locale: locale).title).joined(separator: " ").utf8)
+                let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(key.count, 1))
+                _ = storage.initialize(from: key)
+                ownedPointers.append(storage)
+                bytes.append(UnsafeBufferPointer(rebasing: storage[0..<key.count]))
+            } else {
+                bytes.append(segment.bytes(segment.docTitleSortKey[local]))
+            }
+            kinds.append(2)
+        }
+    }
+
+    /// Attribute keys: each hit's value of the attribute, if it has one.
+    init(attribute: String, of list: [Candidate], in s: CatalogSnapshot) {
+        let numbers = s.segments.map { $0.attributeNumber(named: attribute) }
+        let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        for candidate in list {
+            let (si, local) = s.locate(candidate.doc)
+            let segment = s.segments[si]
+            guard let number = numbers[si], let p = segment.attribute(number, of: local) else {
+                kinds.append(0)
+                bytes.append(empty)
+                self.numbers.append(0)
+                continue
+            }
+            let value = segment.attributeValue[p]
+            if value == .max {
+                kinds.append(1)
+                bytes.append(empty)
+                self.numbers.append(segment.attributeNumber[p])
+            } else {
+                kinds.append(2)
+                bytes.append(segment.bytes(segment.valueStrings[Int(value)]))
+                self.numbers.append(0)
+            }
+        }
+    }
+
+    deinit { for pointer in ownedPointers { pointer.deallocate() } }
+
+    func hasValue(_ i: Int) -> Bool { kinds[i] != 0 }
+
+    /// Negative, zero or positive as hit `i`'s key is below, equal to or above hit `j`'s: numbers
+    /// before strings, numbers by value, strings by their UTF-8 bytes.
+    func compare(_ i: Int, _ j: Int) -> Int {
+        switch (kinds[i], kinds[j]) {
+        case (1, 1): return numbers[i] < numbers[j] ? -1 : (numbers[i] > numbers[j] ? 1 : 0)
+        case (1, _): return -1
+        case (_, 1): return 1
+        default:
+            let a = bytes[i]
+            let b = bytes[j]
+            let common = min(a.count, b.count)
+            if common > 0 {
+                let order = memcmp(a.baseAddress!, b.baseAddress!, common)
+                if order != 0 { return Int(order) }
+            }
+            return a.count - b.count
+        }
+    }
+}
+
+extension Candidate {
+    /// A hit of a refinement with nothing to match on: no score, no match.
+    init(everything doc: Int32) {
+        self.init(doc: doc, exact: false, score: 0, textScore: nil, distance: nil, matchedGroups: 0)
     }
 }
 
@@ -267,37 +463,6 @@ func parentCategory(_ c: String) -> String? {
     return String(c[..<slash])
 }
 
-/// The facet-bearing constraints of a refinement.
-struct Constraints {
-    var types: Set<String>
-    var categories: [String]
-    var filters: [AttributeFilter]
-    var expression: FilterExpression?
-
-    /// Whether nothing is constrained (the first page of a capture): every candidate passes.
-    var isEmpty: Bool { types.isEmpty && categories.isEmpty && filters.isEmpty && expression == nil }
-
-    /// Whether a category passes the category selection (a selected category or a descendant).
-    func passesCategory(_ category: String) -> Bool {
-        categories.isEmpty || categories.contains { categoryMatches(category, $0) }
-    }
-
-    /// The candidates whose entities pass every constraint, in order.
-    ///
-    /// Entities are read field by field in place: a whole-entity copy per candidate (retaining
-    /// every field) cost more than the checks themselves.
-    func filter(_ candidates: [Candidate], in s: CatalogSnapshot) -> [Candidate] {
-        if isEmpty { return candidates }
-        let index = s.facetIndex
-        let allowedTypes = types.isEmpty ? nil : index.typeNames.map { types.contains($0) }
-        return candidates.filter { c in
-            let doc = Int(c.doc)
-            if let allowedTypes, !allowedTypes[Int(index.typeOf[doc])] { return false }
-            if !categories.isEmpty && !passesCategory(s.entities[doc].category) { return false }
-            if expression == nil && filters.isEmpty { return true }
-            let attributes = s.entities[doc].attributes
-            return (expression?.matches(attributes: attributes) ?? true)
-                && filters.allSatisfy { $0.matches(attributes: attributes) }
-        }
-    }
-}
+#if canImport(Glibc)
+    internal import Glibc
+#endif

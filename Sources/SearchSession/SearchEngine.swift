@@ -1,18 +1,26 @@
+internal import Dispatch
 internal import Foundation
 internal import Synchronization
 
 /// The catalog and its indexes, versioned, answering sheet queries; sessions build on it.
 ///
 /// The engine holds the current ``CatalogSnapshot`` and recently replaced ones: a page token names
-/// its snapshot version, and a snapshot stays available for ``retention`` after it is replaced
-/// (and at most ``maximumRetained`` of them), so paging stays consistent during updates.
-/// Updates are serialised; readers never wait for an index build.
+/// its snapshot, and a snapshot stays available for ``retention`` after it is replaced (and at
+/// most ``maximumRetained`` of them), so paging stays consistent during updates.
+///
+/// Writes are serialised and cost what they write: an upsert adds a segment built from its batch
+/// and sets delete bits on the entities it replaces; a delete only sets bits. Small segments are
+/// merged in the background (see ``MergePolicy``); readers never wait for a write or a merge.
 public final class SearchEngine: Sendable {
     private struct State {
         var current: CatalogSnapshot
         /// The fingerprint of the catalog file the current catalog started from.
         var baseline: String
         var retired: [(snapshot: CatalogSnapshot, at: ContinuousClock.Instant)] = []
+        /// The next snapshot's generation: every snapshot of the engine has its own.
+        var nextGeneration: UInt64 = 2
+        /// Whether a merge is queued or running.
+        var merging = false
     }
 
     private let state: Mutex<State>
@@ -24,6 +32,9 @@ public final class SearchEngine: Sendable {
     public let retention: Duration
     /// The most replaced snapshots kept.
     public let maximumRetained: Int
+    /// When small segments are merged.
+    let mergePolicy: MergePolicy
+    private let mergeQueue = DispatchQueue(label: "vi-continue.segment-merge", qos: .utility)
     let nowMs: @Sendable () -> Int64
 
     /// Creates an engine over a loaded catalog file (its rejected lines are the caller's to report),
@@ -35,7 +46,7 @@ public final class SearchEngine: Sendable {
     ///   - maximumRetained: The most replaced snapshots kept.
     ///   - nowMs: The clock, in Unix milliseconds (tests pass their own).
     public init(
-        catalog: CatalogFile, retention: Duration = .seconds(900), maximumRetained: Int = 256,
+        catalog: CatalogFile, retention: Duration = .seconds(900), maximumRetained: Int = 1024,
         nowMs: @escaping @Sendable () -> Int64 = SearchEngine.systemNowMs
     ) {
         let (entities, _) = Self.accept(catalog.entities, dimensions: [:])
@@ -46,6 +57,7 @@ public final class SearchEngine: Sendable {
         log = nil
         self.retention = retention
         self.maximumRetained = maximumRetained
+        mergePolicy = MergePolicy()
         self.nowMs = nowMs
     }
 
@@ -61,19 +73,31 @@ public final class SearchEngine: Sendable {
     ///   - nowMs: The clock, in Unix milliseconds.
     /// - Throws: ``SearchError/Code/storage`` when the log cannot be read or written.
     public init(
-        catalog: CatalogFile, log: CatalogLog, retention: Duration = .seconds(900), maximumRetained: Int = 256,
+        catalog: CatalogFile, log: CatalogLog, retention: Duration = .seconds(900), maximumRetained: Int = 1024,
         nowMs: @escaping @Sendable () -> Int64 = SearchEngine.systemNowMs
     ) throws(SearchError) {
         let recovery = try log.recover(fingerprint: catalog.fingerprint)
         let (accepted, _) = Self.accept(catalog.entities, dimensions: [:])
-        let entities = CatalogChange.apply(recovery.changes.map(\.change), to: accepted).entities
-        state = Mutex(
-            State(
-                current: CatalogSnapshot(version: recovery.version, entities: entities, synonyms: catalog.synonyms),
-                baseline: catalog.fingerprint))
+        // Changes are replayed as they were applied live (a segment per upsert, merged as the
+        // policy says), so the recovered index is the one the writes built.
+        let policy = MergePolicy()
+        var current = CatalogSnapshot(version: recovery.version, entities: accepted, synonyms: catalog.synonyms)
+        var generation: UInt64 = 2
+        for (position, change) in recovery.changes {
+            current = current.applying(change, version: position, generation: generation).0
+            generation += 1
+            while let run = policy.segmentsToMerge(in: current),
+                let merged = SegmentMerge(run, of: current).install(into: current, generation: generation)
+            {
+                current = merged
+                generation += 1
+            }
+        }
+        state = Mutex(State(current: current, baseline: catalog.fingerprint, nextGeneration: generation))
         self.log = log
         self.retention = retention
         self.maximumRetained = maximumRetained
+        mergePolicy = policy
         self.nowMs = nowMs
     }
 
@@ -88,11 +112,19 @@ public final class SearchEngine: Sendable {
     /// The snapshot new queries use.
     public var snapshot: CatalogSnapshot { state.withLock { $0.current } }
 
-    /// A snapshot by version, if it is current or still retained.
+    /// The newest snapshot of a version, if it is current or still retained.
     public func snapshot(version: UInt64) -> CatalogSnapshot? {
         state.withLock { s in
             if s.current.version == version { return s.current }
-            return s.retired.first { $0.snapshot.version == version }?.snapshot
+            return s.retired.last { $0.snapshot.version == version }?.snapshot
+        }
+    }
+
+    /// Exactly the snapshot a page token names, if it is current or still retained.
+    func snapshot(version: UInt64, generation: UInt64) -> CatalogSnapshot? {
+        state.withLock { s in
+            if s.current.version == version && s.current.generation == generation { return s.current }
+            return s.retired.last { $0.snapshot.version == version && $0.snapshot.generation == generation }?.snapshot
         }
     }
 
@@ -108,10 +140,14 @@ public final class SearchEngine: Sendable {
     public func upsert(_ batch: [Entity]) throws(SearchError) -> CatalogUpdate {
         try update { old throws(SearchError) in
             var dimensions = [String: Int]()
-            for (model, index) in old.vectors { dimensions[model] = index.dimension }
+            for entity in batch {
+                for print in entity.prints where dimensions[print.model] == nil {
+                    if let known = old.dimension(ofModel: print.model) { dimensions[print.model] = known }
+                }
+            }
             let (accepted, errors) = Self.accept(batch, dimensions: dimensions)
             if !errors.isEmpty { throw Self.rejection(errors, batchSize: batch.count) }
-            return (.upsert(accepted), [])
+            return (accepted.isEmpty ? nil : .upsert(accepted), [])
         }
     }
 
@@ -130,7 +166,7 @@ public final class SearchEngine: Sendable {
             var seen = Set<EntityRef>()
             var errors = [CatalogUpdate.EntityError]()
             for (i, r) in refs.enumerated() {
-                if old.entity(r) == nil || !seen.insert(r).inserted {
+                if old.doc(of: r) == nil || !seen.insert(r).inserted {
                     errors.append(.init(index: i, entity: r, message: "no entity \(r) in the catalog"))
                 } else {
                     remove.append(r)
@@ -155,7 +191,9 @@ public final class SearchEngine: Sendable {
                 return CatalogUpdate(applied: 0, catalogVersion: old.version, errors: errors)
             }
             let version = try log?.startBaseline(fingerprint: file.fingerprint) ?? old.version + 1
-            install(CatalogSnapshot(version: version, entities: accepted, synonyms: file.synonyms, previous: old))
+            install { generation in
+                CatalogSnapshot(version: version, entities: accepted, synonyms: file.synonyms, generation: generation)
+            }
             state.withLock { $0.baseline = file.fingerprint }
             return CatalogUpdate(applied: accepted.count, catalogVersion: version, errors: errors)
         }
@@ -166,19 +204,31 @@ public final class SearchEngine: Sendable {
     private func update(
         _ body: (CatalogSnapshot) throws(SearchError) -> (CatalogChange?, [CatalogUpdate.EntityError])
     ) throws(SearchError) -> CatalogUpdate {
-        try updateLock.withLock { _ throws(SearchError) in
+        let update = try updateLock.withLock { _ throws(SearchError) -> CatalogUpdate in
             let old = snapshot
             let (change, errors) = try body(old)
             guard let change else { return CatalogUpdate(applied: 0, catalogVersion: old.version, errors: errors) }
             let version = try log?.append(change) ?? old.version + 1
-            let (entities, applied) = CatalogChange.apply([change], to: old.entities)
-            install(CatalogSnapshot(version: version, entities: entities, synonyms: old.synonyms, previous: old))
+            var applied = 0
+            install { generation in
+                let (next, count) = old.applying(change, version: version, generation: generation)
+                applied = count
+                return next
+            }
             return CatalogUpdate(applied: applied, catalogVersion: version, errors: errors)
         }
+        scheduleMerge()
+        return update
     }
 
-    /// Makes `next` current and retires the old snapshot for page tokens (see ``retention``).
-    private func install(_ next: CatalogSnapshot) {
+    /// Makes the snapshot `make` builds (with its generation) current, and retires the old one for
+    /// page tokens (see ``retention``). Called with the update lock held.
+    private func install(_ make: (UInt64) -> CatalogSnapshot?) {
+        let generation = state.withLock { s in
+            defer { s.nextGeneration += 1 }
+            return s.nextGeneration
+        }
+        guard let next = make(generation) else { return }
         let now = ContinuousClock.now
         state.withLock { s in
             s.retired.append((s.current, now))
@@ -186,6 +236,47 @@ public final class SearchEngine: Sendable {
             s.retired.removeAll { now - $0.at > retention }
             if s.retired.count > maximumRetained { s.retired.removeFirst(s.retired.count - maximumRetained) }
         }
+    }
+
+    // MARK: Merges
+
+    /// Queues a merge when the policy asks for one and none is queued or running.
+    private func scheduleMerge() {
+        guard mergePolicy.segmentsToMerge(in: snapshot) != nil else { return }
+        let start = state.withLock { s in
+            if s.merging { return false }
+            s.merging = true
+            return true
+        }
+        guard start else { return }
+        mergeQueue.async { [self] in
+            while mergeOnce() {}
+            state.withLock { $0.merging = false }
+            // A write between the last check and the flag may have asked for another merge.
+            scheduleMerge()
+        }
+    }
+
+    /// Merges the segments the policy picks now, if any; returns whether it merged.
+    ///
+    /// The merged segment is built from a snapshot without holding the update lock; installing it
+    /// takes the lock and carries over the documents deleted meanwhile. The version stays (the
+    /// catalog is the same), the generation is new, so page tokens of the old numbering still
+    /// find their own snapshot.
+    @discardableResult
+    func mergeOnce() -> Bool {
+        let base = snapshot
+        guard let run = mergePolicy.segmentsToMerge(in: base) else { return false }
+        let merged = SegmentMerge(run, of: base)
+        updateLock.withLock { _ in
+            install { generation in merged.install(into: snapshot, generation: generation) }
+        }
+        return true
+    }
+
+    /// Merges until the policy asks for no more: for tests and benchmarks that want a settled index.
+    public func mergeUntilSettled() {
+        while mergeOnce() {}
     }
 
     /// The error for a batch with bad entities: each named by its index and reason (the first

@@ -250,14 +250,27 @@ public enum RelaxationKind: String, Hashable, Sendable {
     case browse
 }
 
-/// One relaxation of a strict query that found nothing.
+/// One relaxation of a strict query that found nothing: what the search left out, as data (the
+/// service or the client words it for people).
 public struct Relaxation: Hashable, Sendable {
     /// What was relaxed.
     public var kind: RelaxationKind
-    /// What exactly.
+    /// What exactly: the dropped label, the widened category, the dropped filters (as their
+    /// labels, comma-separated), or for ``RelaxationKind/browse`` what nothing matched.
     public var subject: String
-    /// A sentence for the person.
-    public var explanation: String
+    /// For a dropped label, the selected labels before (space-separated); empty otherwise.
+    public var searched: String
+    /// What the search shows instead: the labels left, or the widened category's parent (empty
+    /// for all categories); empty for dropped filters and browse.
+    public var shown: String
+
+    /// Creates a relaxation.
+    public init(kind: RelaxationKind, subject: String, searched: String = "", shown: String = "") {
+        self.kind = kind
+        self.subject = subject
+        self.searched = searched
+        self.shown = shown
+    }
 }
 
 /// The full in-app search screen, filled in.

@@ -102,16 +102,19 @@ import Testing
         #expect(error?.message.hasSuffix("start again from page 1") == true)
     }
 
-    @Test func replayingAppliesChangesInOrder() {
-        let a = Entity(type: "t", id: "a", title: "A")
-        let b = Entity(type: "t", id: "b", title: "B")
-        var a2 = a
-        a2.title = "A2"
-        let changes: [CatalogChange] = [
-            .upsert([b]), .delete([a.ref]), .upsert([a2]), .delete([EntityRef(type: "t", id: "missing")]),
-        ]
-        let (entities, applied) = CatalogChange.apply(changes, to: [a])
-        #expect(entities == [b, a2])
-        #expect(applied == 3)
+    @Test func aReplayOfManyWritesMergesAsTheLiveEngineDoes() throws {
+        let log = TemporaryLog()
+        let first = try Self.engine(log: log.open())
+        for round in 0..<40 {
+            try first.upsert([Entity(type: "track", id: "t\(round % 25)", title: "Take \(round)", tags: ["take"])])
+            if round % 7 == 0 { try first.delete([EntityRef(type: "track", id: "t\(round % 5)")]) }
+        }
+        first.mergeUntilSettled()
+        let second = try Self.engine(log: log.open())
+        #expect(second.snapshot.version == first.snapshot.version)
+        #expect(second.snapshot.segments.count < 10)
+        #expect(Set(second.snapshot.entities) == Set(first.snapshot.entities))
+        let takes = QueryRequest(descriptor: Descriptor(labels: [Label("take")]), limit: 20)
+        #expect(Set(try second.query(takes).map(\.entity)) == Set(try first.query(takes).map(\.entity)))
     }
 }

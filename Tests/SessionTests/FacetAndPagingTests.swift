@@ -106,7 +106,9 @@ enum RandomCatalog {
                             }.count
                     case .number:
                         let bounds = v.value.split(separator: ".").compactMap { Double($0) }
-                        let b = try #require(s.buckets[facet.name])
+                        let numbering = s.numbering
+                        let attribute = try #require(numbering.attribute(named: facet.name))
+                        let b = try #require(numbering.buckets[Int(attribute)])
                         expected =
                             entities.filter { e in
                                 guard typeOK(e), catOK(e), whereOK(e), filtersOK(e, facet.name),

@@ -87,7 +87,25 @@ extension SearchAPI.Relaxation {
             case .droppedFilter: .droppedFilter
             case .browse: .browse
             }
-        self.init(kind: kind, subject: relaxation.subject, explanation: relaxation.explanation)
+        self.init(kind: kind, subject: relaxation.subject, explanation: Self.explanation(relaxation))
+    }
+
+    /// The sentence a person reads: the engine says what it relaxed, the service words it.
+    static func explanation(_ relaxation: SearchSession.Relaxation) -> String {
+        switch relaxation.kind {
+        case .droppedLabel:
+            "No results for “\(relaxation.searched)”; showing “\(relaxation.shown)”."
+        case .widenedCategory:
+            relaxation.shown.isEmpty
+                ? "No results in “\(relaxation.subject)”; showing all categories."
+                : "No results in “\(relaxation.subject)”; showing “\(relaxation.shown)”."
+        case .droppedFilter:
+            "No results with \(relaxation.subject); showing results without filters."
+        case .browse:
+            relaxation.subject.isEmpty
+                ? "Nothing matches; browse the catalog’s categories instead."
+                : "Nothing in the catalog matches “\(relaxation.subject)”; browse its categories instead."
+        }
     }
 }
 

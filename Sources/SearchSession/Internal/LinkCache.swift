@@ -10,30 +10,35 @@ final class LinkCache: Sendable {
     private struct State {
         /// The linker the links were computed with; compared by identity.
         var linker: EntityLinker?
-        /// Per document: its link (the linker's, or the catalog's own), `nil` until needed.
-        var links: [String?] = []
+        /// Links by document: the linker's, or the catalog's own.
+        var links: [Int32: String] = [:]
     }
+
+    /// The most links kept: a catalog of millions would otherwise keep a string for every entity
+    /// ever shown. Past it the cache starts over (the links are recomputed as they are needed).
+    static let capacity = 100_000
 
     private let state = Mutex(State())
 
     /// The links of `docs`, in order, computing the missing ones with `linker`.
     ///
     /// - Parameters:
-    ///   - docs: Document numbers of the snapshot whose entities are `entities`.
-    ///   - entities: The snapshot's entities.
+    ///   - docs: Document numbers of `snapshot`.
+    ///   - snapshot: The snapshot the cache belongs to.
     ///   - linker: The linker; when it differs from the one the cache holds links of, the cache starts over.
     /// - Returns: One link per document: the linker's, or the entity's catalog link when it has none.
-    func links(_ docs: [Int32], entities: [Entity], linker: EntityLinker) -> [String] {
+    func links(_ docs: [Int32], in snapshot: CatalogSnapshot, linker: EntityLinker) -> [String] {
         state.withLock { s in
-            if s.linker !== linker || s.links.count != entities.count {
+            if s.linker !== linker || s.links.count >= Self.capacity {
                 s.linker = linker
-                s.links = [String?](repeating: nil, count: entities.count)
+                s.links = [:]
             }
             return docs.map { doc in
-                if let link = s.links[Int(doc)] { return link }
-                let e = entities[Int(doc)]
-                let link = linker.link(e.ref) ?? e.link
-                s.links[Int(doc)] = link
+                if let link = s.links[doc] { return link }
+                let (si, local) = snapshot.locate(doc)
+                let segment = snapshot.segments[si]
+                let link = linker.link(segment.ref(of: local)) ?? segment.string(segment.docLink[local])
+                s.links[doc] = link
                 return link
             }
         }

@@ -64,10 +64,10 @@ enum Ranker {
             var exactCursor = [Int](repeating: 0, count: usableIndices.count)
             for (g, index) in usableIndices.enumerated() {
                 let group = groups[index]
-                let m = s.text.matchSorted(group.terms)
+                let m = TextIndex.matchAll(group.terms, in: s)
                 hits.reserveCapacity(hits.count + m.docs.count)
                 for (k, d) in m.docs.enumerated() { hits.append((d, Int32(g), m.scores[k] * group.weight)) }
-                exactLists.append(m.docs.isEmpty ? [] : s.text.exactMatches(group.terms))
+                exactLists.append(m.docs.isEmpty ? [] : TextIndex.exactMatches(group.terms, in: s))
             }
             if usableIndices.count > 1 { hits.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.group < $1.group } }
             let all: UInt32 = usableIndices.count == 32 ? .max : (1 << UInt32(usableIndices.count)) - 1
@@ -97,10 +97,9 @@ enum Ranker {
         }
         var imageLists = [[(doc: Int32, distance: Float)]]()
         for p in prints {
-            guard let index = s.vectors[p.model], index.dimension == p.values.count else { continue }
             let threshold =
                 maxDistance ?? (p.model == FeaturePrinter.model ? FeaturePrinter.defaultMaxDistance : 0.25)
-            imageLists.append(index.search(p.values, maxDistance: threshold, limit: imageLimit))
+            imageLists.append(nearest(p, in: s, maxDistance: threshold, limit: imageLimit))
         }
         var out: [Candidate]
         if imageLists.isEmpty {
@@ -130,6 +129,27 @@ enum Ranker {
             out = Array(fused.values)
         }
         return ordered ? top(out, topK) : out.sorted { $0.doc < $1.doc }
+    }
+
+    /// The live documents whose prints of `print`'s model are nearest to it, nearest first (ties by
+    /// document number): each segment's scan, merged.
+    static func nearest(
+        _ print: FeaturePrint, in s: CatalogSnapshot, maxDistance: Float, limit: Int
+    ) -> [(doc: Int32, distance: Float)] {
+        var merged = [(doc: Int32, distance: Float)]()
+        for (si, segment) in s.segments.enumerated() {
+            guard let rows = segment.vectors[print.model], rows.dimension == print.values.count else { continue }
+            let deleted = s.deletes[si]
+            // Deleted rows may take places in a segment's answer: ask for that many more.
+            let hits = rows.search(print.values, maxDistance: maxDistance, limit: limit + deleted.count)
+            for hit in hits where !deleted.contains(Int(hit.doc)) {
+                merged.append((s.bases[si] + hit.doc, hit.distance))
+            }
+        }
+        if s.segments.count > 1 {
+            merged.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.doc < $1.doc }
+        }
+        return Array(merged.prefix(limit))
     }
 
     /// The positions in `groups` of the groups that take part in matching: those with terms, at

@@ -1,33 +1,44 @@
 internal import Foundation
 
-/// A page token: the snapshot version, the offset of the next page, and a hash of the refinement
-/// that produced it, base64url-encoded.
+/// A page token: the snapshot (its version and generation), the offset of the next page, and a
+/// hash of the refinement that produced it, base64url-encoded.
 struct PageToken: Hashable, Sendable {
     var version: UInt64
+    var generation: UInt64
     var offset: Int
     var refinementHash: UInt64
 
     var encoded: String {
-        let text = "p1.\(version).\(offset).\(String(refinementHash, radix: 16))"
+        let text = "p2.\(version).\(generation).\(offset).\(String(refinementHash, radix: 16))"
         return Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
-    init(version: UInt64, offset: Int, refinementHash: UInt64) {
+    init(version: UInt64, generation: UInt64, offset: Int, refinementHash: UInt64) {
         self.version = version
+        self.generation = generation
         self.offset = offset
         self.refinementHash = refinementHash
     }
 
+    /// Reads a token.
+    ///
+    /// - Throws: ``SearchError/Code/invalidArgument`` for a malformed one;
+    ///   ``SearchError/Code/catalogChanged`` for a token of the earlier format (it names no
+    ///   generation, so no snapshot can be found for it).
     init(decoding token: String) throws(SearchError) {
         var b64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while b64.count % 4 != 0 { b64 += "=" }
         guard token.count <= 200, let data = Data(base64Encoded: b64) else { throw .invalid("malformed page token") }
         let parts = String(decoding: data, as: UTF8.self).split(separator: ".")
-        guard parts.count == 4, parts[0] == "p1", let v = UInt64(parts[1]), let o = Int(parts[2]), o >= 0,
-            let h = UInt64(parts[3], radix: 16)
+        if parts.count == 4 && parts[0] == "p1" {
+            throw SearchError(
+                code: .catalogChanged, message: "the page token is from an earlier version; start again from page 1")
+        }
+        guard parts.count == 5, parts[0] == "p2", let v = UInt64(parts[1]), let g = UInt64(parts[2]),
+            let o = Int(parts[3]), o >= 0, let h = UInt64(parts[4], radix: 16)
         else { throw .invalid("malformed page token") }
-        self.init(version: v, offset: o, refinementHash: h)
+        self.init(version: v, generation: g, offset: o, refinementHash: h)
     }
 }
 

@@ -19,9 +19,9 @@ internal import CVectorKernels
     private(set) var rows: [Float] = []
     private(set) var docs: [Int32] = []
     /// The float16 copy of every row, `cvk_half_stride(dimension)` values each (zero padded).
-    private var halfRows: [UInt16] = []
+    private(set) var halfRows: [UInt16] = []
     /// The largest per-row error allowance of the float16 copy (see `cvk_encode_half_row`).
-    private var halfAllowance: Double = 0
+    private(set) var halfAllowance: Double = 0
 
     /// The kernel every search runs on this CPU, for benchmark reports.
     public static var kernelDescription: String {
@@ -72,6 +72,35 @@ internal import CVectorKernels
     func search(
         _ query: [Float], maxDistance: Float, limit: Int, kernel: VectorKernel, filter: Bool
     ) -> [(doc: Int32, distance: Float)] {
+        rows.withUnsafeBufferPointer { rows in
+            halfRows.withUnsafeBufferPointer { half in
+                docs.withUnsafeBufferPointer { docs in
+                    VectorRows(
+                        dimension: dimension, rows: rows, halfRows: half, halfAllowance: halfAllowance,
+                        docs: UnsafeBufferPointer(
+                            start: UnsafeRawPointer(docs.baseAddress)?.assumingMemoryBound(to: UInt32.self),
+                            count: docs.count)
+                    ).search(query, maxDistance: maxDistance, limit: limit, kernel: kernel, filter: filter)
+                }
+            }
+        }
+    }
+}
+
+/// Unit rows of one model's prints in place (a segment's sections, or an index's arrays), and
+/// the scan over them. The buffers are read-only views of memory their owner keeps alive.
+struct VectorRows: @unchecked Sendable {
+    let dimension: Int
+    let rows: UnsafeBufferPointer<Float>
+    let halfRows: UnsafeBufferPointer<UInt16>
+    let halfAllowance: Double
+    /// The document of each row.
+    let docs: UnsafeBufferPointer<UInt32>
+
+    /// The `limit` rows nearest to `query` within `maxDistance`, nearest first (ties by row order).
+    func search(
+        _ query: [Float], maxDistance: Float, limit: Int, kernel: VectorKernel = .best, filter: Bool = true
+    ) -> [(doc: Int32, distance: Float)] {
         precondition(query.count == dimension)
         let capacity = min(max(limit, 0), docs.count)
         guard capacity > 0 else { return [] }
@@ -79,16 +108,11 @@ internal import CVectorKernels
         FeaturePrinter.normalize(&q)
         var found = [UInt32](repeating: 0, count: capacity)
         var distances = [Float](repeating: 0, count: capacity)
-        let count = rows.withUnsafeBufferPointer { rows in
-            halfRows.withUnsafeBufferPointer { half in
-                var matrix = cvk_matrix(
-                    rows: rows.baseAddress, count: docs.count, dimension: dimension,
-                    half_rows: filter ? half.baseAddress : nil, half_allowance: halfAllowance)
-                return cvk_search(
-                    kernel.c, &matrix, q, maxDistance, capacity, &found, &distances)
-            }
-        }
-        return (0..<count).map { (doc: docs[Int(found[$0])], distance: distances[$0]) }
+        var matrix = cvk_matrix(
+            rows: rows.baseAddress, count: docs.count, dimension: dimension,
+            half_rows: filter && !halfRows.isEmpty ? halfRows.baseAddress : nil, half_allowance: halfAllowance)
+        let count = cvk_search(kernel.c, &matrix, q, maxDistance, capacity, &found, &distances)
+        return (0..<count).map { (doc: Int32(bitPattern: docs[Int(found[$0])]), distance: distances[$0]) }
     }
 }
 

@@ -1,0 +1,94 @@
+/// When segments are merged: size-tiered, as log-structured indexes do.
+///
+/// Segments fall in tiers by size (a tier is `mergeFactor` times the one below). When the newest
+/// `mergeFactor` segments share a tier they are merged into one of the next tier, so each document
+/// is rewritten about log_mergeFactor(N) times in all, and a write never waits for it. A segment
+/// with many deleted documents is rewritten on its own; past `maximumSegments`, the newest
+/// `mergeFactor` are merged whatever their sizes.
+struct MergePolicy: Sendable {
+    var mergeFactor = 8
+    /// A segment whose deleted share passes this (and has at least `minimumDeletedToRewrite`
+    /// deleted documents) is rewritten without them.
+    var maximumDeletedShare = 0.3
+    var minimumDeletedToRewrite = 1_000
+    var maximumSegments = 32
+
+    /// A contiguous run of segment positions to merge into one, or `nil` when none is due.
+    func segmentsToMerge(in s: CatalogSnapshot) -> Range<Int>? {
+        let n = s.segments.count
+        if n >= mergeFactor {
+            let tiers = s.segments.suffix(mergeFactor).map { tier(of: $0.count) }
+            if Set(tiers).count == 1 || n > maximumSegments { return (n - mergeFactor)..<n }
+        }
+        for (i, segment) in s.segments.enumerated() {
+            let deleted = s.deletes[i].count
+            if deleted >= minimumDeletedToRewrite && Double(deleted) > maximumDeletedShare * Double(segment.count) {
+                return i..<(i + 1)
+            }
+        }
+        return nil
+    }
+
+    /// The tier of a segment of `count` documents: 0 below `mergeFactor`, 1 below its square, …
+    func tier(of count: Int) -> Int {
+        var tier = 0
+        var bound = mergeFactor
+        while count >= bound && tier < 20 {
+            tier += 1
+            bound *= mergeFactor
+        }
+        return tier
+    }
+}
+
+/// One merge: the live documents of a run of segments rewritten as one segment, and how to put it
+/// in the place of the run in a later snapshot.
+struct SegmentMerge {
+    let sources: [Segment]
+    /// The delete bits the merge saw; documents deleted after it are carried over on install.
+    let sourceDeletes: [DeleteSet]
+    let merged: Segment
+    /// Per source segment: each document's number in the merged segment, or -1 if it was deleted.
+    let mapping: [[Int32]]
+
+    /// Builds the merged segment from `run` of `snapshot` (the slow part, without any lock).
+    init(_ run: Range<Int>, of snapshot: CatalogSnapshot) {
+        sources = Array(snapshot.segments[run])
+        sourceDeletes = Array(snapshot.deletes[run])
+        var builder = SegmentBuilder(analyzer: snapshot.analyzer)
+        var mapping = [[Int32]]()
+        for (k, segment) in sources.enumerated() {
+            var local = [Int32](repeating: -1, count: segment.count)
+            for doc in 0..<segment.count where !sourceDeletes[k].contains(doc) {
+                local[doc] = Int32(builder.count)
+                builder.add(segment.entity(doc))
+            }
+            mapping.append(local)
+        }
+        self.mapping = mapping
+        // The builder's own output always has a consistent shape.
+        merged = try! Segment(builder.finish())
+    }
+
+    /// The current snapshot with the run replaced by the merged segment, or `nil` when the run is
+    /// no longer there (a reload replaced the catalog meanwhile).
+    func install(into current: CatalogSnapshot, generation: UInt64) -> CatalogSnapshot? {
+        guard let start = current.segments.firstIndex(where: { $0 === sources[0] }),
+            start + sources.count <= current.segments.count,
+            zip(current.segments[start...], sources).allSatisfy({ $0 === $1 })
+        else { return nil }
+        var deletes = DeleteSet(documents: merged.count)
+        for k in sources.indices {
+            for doc in current.deletes[start + k].docs where !sourceDeletes[k].contains(doc) {
+                deletes.insert(Int(mapping[k][doc]))
+            }
+        }
+        var segments = current.segments
+        var allDeletes = current.deletes
+        segments.replaceSubrange(start..<(start + sources.count), with: [merged])
+        allDeletes.replaceSubrange(start..<(start + sources.count), with: [deletes])
+        return CatalogSnapshot(
+            version: current.version, generation: generation, synonyms: current.synonyms, analyzer: current.analyzer,
+            segments: segments, deletes: allDeletes)
+    }
+}

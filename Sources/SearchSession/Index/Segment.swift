@@ -1,0 +1,386 @@
+internal import Synchronization
+
+/// One immutable part of the catalog index: its documents' display fields, text postings,
+/// facet columns, prints and references, as flat arrays read in place (see ``SegmentFormat``).
+///
+/// A snapshot of the catalog is a list of segments with delete bits (``DeleteSet``): an upsert
+/// adds a small segment and marks the replaced documents deleted in the older ones, so no write
+/// rebuilds the index. Document numbers here are local to the segment. The buffers point into
+/// `region`, which the segment owns and never changes: that is what makes it `Sendable`.
+final class Segment: @unchecked Sendable {
+    /// The bytes, a heap allocation or a mapped file.
+    let region: ByteRegion
+    /// The number of documents, deleted ones included.
+    let count: Int
+
+    let stringBytes: UnsafeBufferPointer<UInt8>
+    let stringOffsets: UnsafeBufferPointer<UInt32>
+    let docType: UnsafeBufferPointer<UInt32>
+    let docID: UnsafeBufferPointer<UInt32>
+    let docTitle: UnsafeBufferPointer<UInt32>
+    let docSubtitle: UnsafeBufferPointer<UInt32>
+    let docImage: UnsafeBufferPointer<UInt32>
+    let docThumbnail: UnsafeBufferPointer<UInt32>
+    let docLink: UnsafeBufferPointer<UInt32>
+    let docCategory: UnsafeBufferPointer<UInt32>
+    let docTitleSortKey: UnsafeBufferPointer<UInt32>
+    let docTagStart: UnsafeBufferPointer<UInt32>
+    let tags: UnsafeBufferPointer<UInt32>
+    let docAttributeStart: UnsafeBufferPointer<UInt32>
+    let attributeName: UnsafeBufferPointer<UInt32>
+    let attributeValue: UnsafeBufferPointer<UInt32>
+    let attributeNumber: UnsafeBufferPointer<Double>
+    let docLocalizedStart: UnsafeBufferPointer<UInt32>
+    let localizedLocale: UnsafeBufferPointer<UInt32>
+    let localizedTitle: UnsafeBufferPointer<UInt32>
+    let localizedSubtitle: UnsafeBufferPointer<UInt32>
+    let docRelatedStart: UnsafeBufferPointer<UInt32>
+    let relatedType: UnsafeBufferPointer<UInt32>
+    let relatedID: UnsafeBufferPointer<UInt32>
+    let typeNames: UnsafeBufferPointer<UInt32>
+    let categoryNames: UnsafeBufferPointer<UInt32>
+    let categoryParent: UnsafeBufferPointer<UInt32>
+    let attributeNames: UnsafeBufferPointer<UInt32>
+    let attributeKinds: UnsafeBufferPointer<UInt8>
+    let attributeMinimum: UnsafeBufferPointer<Double>
+    let attributeMaximum: UnsafeBufferPointer<Double>
+    let valueStrings: UnsafeBufferPointer<UInt32>
+    let valueAttribute: UnsafeBufferPointer<UInt32>
+    let termStrings: UnsafeBufferPointer<UInt32>
+    let termTable: UnsafeBufferPointer<UInt32>
+    let postingStart: UnsafeBufferPointer<UInt32>
+    let postingDocs: UnsafeBufferPointer<UInt32>
+    let postingFrequencies: UnsafeBufferPointer<Float>
+    let phraseHashes: UnsafeBufferPointer<UInt64>
+    let phraseStart: UnsafeBufferPointer<UInt32>
+    let phraseDocs: UnsafeBufferPointer<UInt32>
+    let refHashes: UnsafeBufferPointer<UInt64>
+    let refDocs: UnsafeBufferPointer<UInt32>
+    let typeDocStart: UnsafeBufferPointer<UInt32>
+    let typeDocs: UnsafeBufferPointer<UInt32>
+    let categoryDocStart: UnsafeBufferPointer<UInt32>
+    let categoryDocs: UnsafeBufferPointer<UInt32>
+    /// Each model's prints.
+    let vectors: [String: VectorRows]
+
+    /// Per-segment counts over all its documents, computed on first use (see ``FacetTotals``).
+    private let totalsCache = Mutex<FacetTotals?>(nil)
+
+    /// Reads a segment from its bytes.
+    ///
+    /// - Throws: ``SearchError/Code/storage`` when the bytes are not a whole segment of this
+    ///   format (their sections' sizes disagree with each other).
+    init(_ region: ByteRegion) throws(SearchError) {
+        let table = try SectionTable(region)
+        self.region = region
+        stringBytes = table.array(.stringBytes)
+        stringOffsets = table.array(.stringOffsets)
+        docType = table.array(.docType)
+        docID = table.array(.docID)
+        docTitle = table.array(.docTitle)
+        docSubtitle = table.array(.docSubtitle)
+        docImage = table.array(.docImage)
+        docThumbnail = table.array(.docThumbnail)
+        docLink = table.array(.docLink)
+        docCategory = table.array(.docCategory)
+        docTitleSortKey = table.array(.docTitleSortKey)
+        docTagStart = table.array(.docTagStart)
+        tags = table.array(.tags)
+        docAttributeStart = table.array(.docAttributeStart)
+        attributeName = table.array(.attributeName)
+        attributeValue = table.array(.attributeValue)
+        attributeNumber = table.array(.attributeNumber)
+        docLocalizedStart = table.array(.docLocalizedStart)
+        localizedLocale = table.array(.localizedLocale)
+        localizedTitle = table.array(.localizedTitle)
+        localizedSubtitle = table.array(.localizedSubtitle)
+        docRelatedStart = table.array(.docRelatedStart)
+        relatedType = table.array(.relatedType)
+        relatedID = table.array(.relatedID)
+        typeNames = table.array(.typeNames)
+        categoryNames = table.array(.categoryNames)
+        categoryParent = table.array(.categoryParent)
+        attributeNames = table.array(.attributeNames)
+        attributeKinds = table.array(.attributeKinds)
+        attributeMinimum = table.array(.attributeMinimum)
+        attributeMaximum = table.array(.attributeMaximum)
+        valueStrings = table.array(.valueStrings)
+        valueAttribute = table.array(.valueAttribute)
+        termStrings = table.array(.termStrings)
+        termTable = table.array(.termTable)
+        postingStart = table.array(.postingStart)
+        postingDocs = table.array(.postingDocs)
+        postingFrequencies = table.array(.postingFrequencies)
+        phraseHashes = table.array(.phraseHashes)
+        phraseStart = table.array(.phraseStart)
+        phraseDocs = table.array(.phraseDocs)
+        refHashes = table.array(.refHashes)
+        refDocs = table.array(.refDocs)
+        typeDocStart = table.array(.typeDocStart)
+        typeDocs = table.array(.typeDocs)
+        categoryDocStart = table.array(.categoryDocStart)
+        categoryDocs = table.array(.categoryDocs)
+        count = docType.count
+        let models: UnsafeBufferPointer<UInt32> = table.array(.vectorModels)
+        let dimensions: UnsafeBufferPointer<UInt32> = table.array(.vectorDimensions)
+        let allowances: UnsafeBufferPointer<Double> = table.array(.vectorAllowances)
+        var vectors = [String: VectorRows]()
+        let strings = (stringBytes, stringOffsets)
+        for m in 0..<models.count where m < dimensions.count && m < allowances.count {
+            let name = Self.string(models[m], in: strings)
+            vectors[name] = VectorRows(
+                dimension: Int(dimensions[m]), rows: table.array(.vectorRows(m)),
+                halfRows: table.array(.vectorHalfRows(m)), halfAllowance: allowances[m],
+                docs: table.array(.vectorDocs(m)))
+        }
+        self.vectors = vectors
+        try checkShape()
+    }
+
+    /// Builds a segment from entities in document order.
+    convenience init(entities: some Sequence<Entity>, analyzer: Analyzer) {
+        var builder = SegmentBuilder(analyzer: analyzer)
+        for entity in entities { builder.add(entity) }
+        // The builder's own output always has a consistent shape.
+        try! self.init(builder.finish())
+    }
+
+    /// Checks that per-document and start arrays agree, so no accessor reads out of bounds.
+    private func checkShape() throws(SearchError) {
+        let perDocument = [
+            docID.count, docTitle.count, docSubtitle.count, docImage.count, docThumbnail.count, docLink.count,
+            docCategory.count, docTitleSortKey.count,
+        ]
+        let starts = [
+            (docTagStart, tags.count), (docAttributeStart, attributeName.count),
+            (docLocalizedStart, localizedLocale.count), (docRelatedStart, relatedType.count),
+            (postingStart, postingDocs.count), (phraseStart, phraseDocs.count),
+            (typeDocStart, typeDocs.count), (categoryDocStart, categoryDocs.count),
+        ]
+        guard perDocument.allSatisfy({ $0 == count }), stringOffsets.count >= 2,
+            Int(stringOffsets.last!) == stringBytes.count,
+            [docTagStart, docAttributeStart, docLocalizedStart, docRelatedStart].allSatisfy({ $0.count == count + 1 }),
+            starts.allSatisfy({ start, items in start.last.map { Int($0) == items } ?? (items == 0) }),
+            attributeValue.count == attributeName.count, attributeNumber.count == attributeName.count,
+            postingFrequencies.count == postingDocs.count, refDocs.count == refHashes.count, refDocs.count == count,
+            localizedTitle.count == localizedLocale.count, localizedSubtitle.count == localizedLocale.count,
+            relatedID.count == relatedType.count
+        else { throw SearchError(code: .storage, message: "index segment sections disagree in size") }
+    }
+
+    // MARK: Strings
+
+    static func string(
+        _ id: UInt32, in strings: (bytes: UnsafeBufferPointer<UInt8>, offsets: UnsafeBufferPointer<UInt32>)
+    ) -> String {
+        let start = Int(strings.offsets[Int(id)])
+        let end = Int(strings.offsets[Int(id) + 1])
+        return String(decoding: UnsafeBufferPointer(rebasing: strings.bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// String `id` of the segment.
+    func string(_ id: UInt32) -> String { Self.string(id, in: (stringBytes, stringOffsets)) }
+
+    /// String `id`'s bytes, in place.
+    func bytes(_ id: UInt32) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: stringBytes[Int(stringOffsets[Int(id)])..<Int(stringOffsets[Int(id) + 1])])
+    }
+
+    /// Whether string `id` is `text`, without making a String.
+    func string(_ id: UInt32, equals text: String) -> Bool {
+        var text = text
+        let stored = bytes(id)
+        return text.withUTF8 {
+            $0.count == stored.count && ($0.isEmpty || memcmp($0.baseAddress!, stored.baseAddress!, $0.count) == 0)
+        }
+    }
+
+    // MARK: Documents
+
+    func type(of doc: Int) -> String { string(typeNames[Int(docType[doc])]) }
+    func id(of doc: Int) -> String { string(docID[doc]) }
+    func ref(of doc: Int) -> EntityRef { EntityRef(type: type(of: doc), id: id(of: doc)) }
+
+    /// The document's category path, or "".
+    func category(of doc: Int) -> String {
+        let number = docCategory[doc]
+        return number == .max ? "" : string(categoryNames[Int(number)])
+    }
+
+    /// The document's attribute pairs, as positions in the attribute arrays.
+    func attributes(of doc: Int) -> Range<Int> { Int(docAttributeStart[doc])..<Int(docAttributeStart[doc + 1]) }
+
+    /// The value of pair `p` as the catalog gave it.
+    func attributeValue(at p: Int) -> AttributeValue {
+        let value = attributeValue[p]
+        return value == .max ? .number(attributeNumber[p]) : .string(string(valueStrings[Int(value)]))
+    }
+
+    /// The document's value of the attribute with this segment's number `attribute`, if any.
+    func attribute(_ attribute: UInt32, of doc: Int) -> Int? {
+        for p in attributes(of: doc) where attributeName[p] == attribute { return p }
+        return nil
+    }
+
+    /// The number of an attribute name in this segment.
+    func attributeNumber(named name: String) -> UInt32? {
+        attributeNames.firstIndex { string($0, equals: name) }.map(UInt32.init)
+    }
+
+    /// The title and subtitle to show in `locale`: an exact match (`de-AT`), then its language
+    /// (`de`), then the default (see `Entity.display(locale:)`, which this mirrors without
+    /// materializing the entity).
+    func display(_ doc: Int, locale: String) -> LocalizedText {
+        let title = string(docTitle[doc])
+        let subtitle = string(docSubtitle[doc])
+        let localized = Int(docLocalizedStart[doc])..<Int(docLocalizedStart[doc + 1])
+        if locale.isEmpty || localized.isEmpty { return LocalizedText(title: title, subtitle: subtitle) }
+        var texts = [String: LocalizedText]()
+        for k in localized {
+            texts[string(localizedLocale[k])] = LocalizedText(
+                title: string(localizedTitle[k]), subtitle: string(localizedSubtitle[k]))
+        }
+        let entity = Entity(type: "", id: "", title: title, subtitle: subtitle, localized: texts)
+        return entity.display(locale: locale)
+    }
+
+    /// The whole entity, as it was added (prints as unit vectors).
+    func entity(_ doc: Int) -> Entity {
+        var attributes = [String: AttributeValue]()
+        for p in self.attributes(of: doc) {
+            attributes[string(attributeNames[Int(attributeName[p])])] = attributeValue(at: p)
+        }
+        var localized = [String: LocalizedText]()
+        for k in Int(docLocalizedStart[doc])..<Int(docLocalizedStart[doc + 1]) {
+            localized[string(localizedLocale[k])] = LocalizedText(
+                title: string(localizedTitle[k]), subtitle: string(localizedSubtitle[k]))
+        }
+        var prints = [FeaturePrint]()
+        for (model, rows) in vectors.sorted(by: { $0.key < $1.key }) {
+            // Rows are in document order: a binary search finds the document's row.
+            var low = 0
+            var high = rows.docs.count
+            while low < high {
+                let mid = (low + high) / 2
+                if rows.docs[mid] < UInt32(doc) { low = mid + 1 } else { high = mid }
+            }
+            if low < rows.docs.count && rows.docs[low] == UInt32(doc) {
+                let start = low * rows.dimension
+                prints.append(FeaturePrint(model: model, values: Array(rows.rows[start..<(start + rows.dimension)])))
+            }
+        }
+        return Entity(
+            type: type(of: doc), id: id(of: doc), title: string(docTitle[doc]), subtitle: string(docSubtitle[doc]),
+            category: category(of: doc),
+            tags: (Int(docTagStart[doc])..<Int(docTagStart[doc + 1])).map { string(tags[$0]) },
+            attributes: attributes, imageURL: string(docImage[doc]), thumbnailURL: string(docThumbnail[doc]),
+            prints: prints,
+            related: (Int(docRelatedStart[doc])..<Int(docRelatedStart[doc + 1])).map {
+                EntityRef(type: string(relatedType[$0]), id: string(relatedID[$0]))
+            },
+            localized: localized, link: string(docLink[doc]))
+    }
+
+    /// The related references of a document.
+    func related(of doc: Int) -> [EntityRef] {
+        (Int(docRelatedStart[doc])..<Int(docRelatedStart[doc + 1])).map {
+            EntityRef(type: string(relatedType[$0]), id: string(relatedID[$0]))
+        }
+    }
+
+    // MARK: Lookups
+
+    /// The document with this reference, if the segment has one (deleted or not).
+    func doc(of ref: EntityRef) -> Int? {
+        let hash = Self.hash(type: ref.type, id: ref.id)
+        var low = 0
+        var high = refHashes.count
+        while low < high {
+            let mid = (low + high) / 2
+            if refHashes[mid] < hash { low = mid + 1 } else { high = mid }
+        }
+        while low < refHashes.count && refHashes[low] == hash {
+            let doc = Int(refDocs[low])
+            if string(docID[doc], equals: ref.id) && string(typeNames[Int(docType[doc])], equals: ref.type) {
+                return doc
+            }
+            low += 1
+        }
+        return nil
+    }
+
+    /// A term's number, if the segment has the term.
+    func term(_ term: String) -> Int? {
+        guard !termTable.isEmpty else { return nil }
+        let mask = termTable.count - 1
+        var slot = Int(truncatingIfNeeded: Self.hash(term)) & mask
+        while termTable[slot] != 0 {
+            let number = Int(termTable[slot] - 1)
+            if string(termStrings[number], equals: term) { return number }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    /// Term `number`'s postings: documents ascending, with their normalised frequencies.
+    func postings(_ number: Int) -> (docs: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<Float>) {
+        let range = Int(postingStart[number])..<Int(postingStart[number + 1])
+        return (
+            UnsafeBufferPointer(rebasing: postingDocs[range]), UnsafeBufferPointer(rebasing: postingFrequencies[range])
+        )
+    }
+
+    /// Documents whose title or a tag analyzes to exactly these terms, ascending.
+    func phraseDocs(_ terms: [String]) -> UnsafeBufferPointer<UInt32> {
+        let hash = Self.hash(phrase: terms)
+        var low = 0
+        var high = phraseHashes.count
+        while low < high {
+            let mid = (low + high) / 2
+            if phraseHashes[mid] < hash { low = mid + 1 } else { high = mid }
+        }
+        guard low < phraseHashes.count, phraseHashes[low] == hash else {
+            return UnsafeBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeBufferPointer(rebasing: phraseDocs[Int(phraseStart[low])..<Int(phraseStart[low + 1])])
+    }
+
+    /// The documents of a type number, or of a category number (and its descendants), ascending.
+    func docs(ofType number: Int) -> UnsafeBufferPointer<UInt32> {
+        UnsafeBufferPointer(rebasing: typeDocs[Int(typeDocStart[number])..<Int(typeDocStart[number + 1])])
+    }
+
+    func docs(ofCategory number: Int) -> UnsafeBufferPointer<UInt32> {
+        UnsafeBufferPointer(rebasing: categoryDocs[Int(categoryDocStart[number])..<Int(categoryDocStart[number + 1])])
+    }
+
+    /// Counts over every document of the segment, deleted or not, computed once.
+    var totals: FacetTotals {
+        if let cached = totalsCache.withLock({ $0 }) { return cached }
+        let computed = FacetTotals(counting: self, docs: 0..<count)
+        totalsCache.withLock { $0 = computed }
+        return computed
+    }
+
+    // MARK: Hashes
+
+    /// FNV-1a over the UTF-8 of a string.
+    static func hash(_ text: String) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in text.utf8 {
+            h ^= UInt64(b)
+            h &*= 0x100_0000_01b3
+        }
+        return h
+    }
+
+    /// The hash of a reference: type and id, separated by a byte neither contains.
+    static func hash(type: String, id: String) -> UInt64 { hash(type + "\u{0}" + id) }
+
+    /// The hash of an analyzed phrase: its terms joined by spaces.
+    static func hash(phrase: [String]) -> UInt64 { hash(phrase.joined(separator: " ")) }
+}
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif

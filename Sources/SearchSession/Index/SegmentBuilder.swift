@@ -1,0 +1,418 @@
+/// Builds an index segment from entities, one at a time, in document order.
+///
+/// Everything is numbered as it arrives (strings, terms, types, categories, attributes and their
+/// string values), postings collect per term, and ``finish()`` turns it all into the flat sections
+/// of ``SegmentFormat``. Frequencies are BM25F-normalised at the end, once the segment's average
+/// field lengths are known (see ``TextField``).
+struct SegmentBuilder {
+    private let analyzer: Analyzer
+
+    // Strings: ids of values that repeat (types, tags, categories, attribute values, locales)
+    // are shared; unique ones (titles, URLs) are appended without a lookup.
+    private var stringBytes: [UInt8] = []
+    private var stringOffsets: [UInt32] = [0, 0]  // string 0 is ""
+    private var sharedStrings: [String: UInt32] = ["": 0]
+
+    private var docType: [UInt32] = []
+    private var docID: [UInt32] = []
+    private var docTitle: [UInt32] = []
+    private var docSubtitle: [UInt32] = []
+    private var docImage: [UInt32] = []
+    private var docThumbnail: [UInt32] = []
+    private var docLink: [UInt32] = []
+    private var docCategory: [UInt32] = []
+    private var docTitleSortKey: [UInt32] = []
+    private var docTagStart: [UInt32] = [0]
+    private var tags: [UInt32] = []
+    private var docAttributeStart: [UInt32] = [0]
+    private var attributeName: [UInt32] = []
+    private var attributeValue: [UInt32] = []
+    private var attributeNumber: [Double] = []
+    private var docLocalizedStart: [UInt32] = [0]
+    private var localizedLocale: [UInt32] = []
+    private var localizedTitle: [UInt32] = []
+    private var localizedSubtitle: [UInt32] = []
+    private var docRelatedStart: [UInt32] = [0]
+    private var relatedType: [UInt32] = []
+    private var relatedID: [UInt32] = []
+
+    private var typeNumbers: [String: UInt32] = [:]
+    private var typeNames: [UInt32] = []
+    private var typeDocs: [[UInt32]] = []
+    private var categoryNumbers: [String: UInt32] = [:]
+    private var categoryNames: [UInt32] = []
+    private var categoryParent: [UInt32] = []
+    private var categoryDocs: [[UInt32]] = []
+    private var attributeNumbers: [String: UInt32] = [:]
+    private var attributeNames: [UInt32] = []
+    private var attributeKinds: [UInt8] = []
+    private var attributeMinimum: [Double] = []
+    private var attributeMaximum: [Double] = []
+    private var valueNumbers: [AttributeString: UInt32] = [:]
+    private var valueStrings: [UInt32] = []
+    private var valueAttribute: [UInt32] = []
+
+    private struct AttributeString: Hashable {
+        var attribute: UInt32
+        var value: String
+    }
+
+    /// Per term: the documents and, per document, the term's count in each field.
+    private var termNumbers: [String: UInt32] = [:]
+    private var termStrings: [UInt32] = []
+    private var postings: [[(doc: UInt32, counts: FieldCounts)]] = []
+    /// Per document: its field lengths in terms.
+    private var fieldLengths: [FieldCounts] = []
+    private var phrases: [UInt64: [UInt32]] = [:]
+    private var refs: [(hash: UInt64, doc: UInt32)] = []
+    private var vectors: [String: VectorIndex] = [:]
+    private var vectorOrder: [String] = []
+    private var vectorModelNames: [UInt32] = []
+
+    /// Term counts per ``TextField``, in field order.
+    struct FieldCounts {
+        var title: UInt16 = 0
+        var tags: UInt16 = 0
+        var subtitle: UInt16 = 0
+        var category: UInt16 = 0
+
+        subscript(field: TextField) -> UInt16 {
+            get {
+                switch field {
+                case .title: title
+                case .tags: tags
+                case .subtitle: subtitle
+                case .category: category
+                }
+            }
+            set {
+                switch field {
+                case .title: title = newValue
+                case .tags: tags = newValue
+                case .subtitle: subtitle = newValue
+                case .category: category = newValue
+                }
+            }
+        }
+    }
+
+    /// How many documents were added.
+    var count: Int { docType.count }
+
+    init(analyzer: Analyzer) {
+        self.analyzer = analyzer
+    }
+
+    /// Adds an entity as the next document. Entities must have been validated (see
+    /// `Entity.validate()`), and one reference must not be added twice.
+    mutating func add(_ entity: Entity) {
+        let doc = UInt32(docType.count)
+        docType.append(number(ofType: entity.type, doc: doc))
+        docID.append(string(entity.id))
+        docTitle.append(string(entity.title))
+        docSubtitle.append(string(entity.subtitle))
+        docImage.append(string(entity.imageURL))
+        docThumbnail.append(string(entity.thumbnailURL))
+        docLink.append(string(entity.link))
+        docTitleSortKey.append(string(Analyzer.tokens(entity.title).joined(separator: " ")))
+        docCategory.append(entity.category.isEmpty ? .max : number(ofCategory: entity.category, doc: doc))
+        for tag in entity.tags { tags.append(sharedString(tag)) }
+        docTagStart.append(UInt32(tags.count))
+        // Attributes in name order, so a document's pairs read the same whatever the input order.
+        for name in entity.attributes.keys.sorted() {
+            let attribute = number(ofAttribute: name)
+            attributeName.append(attribute)
+            switch entity.attributes[name]! {
+            case .string(let value):
+                attributeKinds[Int(attribute)] |= 2
+                attributeValue.append(number(ofValue: value, attribute: attribute))
+                attributeNumber.append(.nan)
+            case .number(let value):
+                if attributeKinds[Int(attribute)] & 1 == 0 {
+                    attributeKinds[Int(attribute)] |= 1 | 4
+                    attributeMinimum[Int(attribute)] = value
+                    attributeMaximum[Int(attribute)] = value
+                }
+                if value.rounded() != value { attributeKinds[Int(attribute)] &= ~4 }
+                attributeMinimum[Int(attribute)] = min(attributeMinimum[Int(attribute)], value)
+                attributeMaximum[Int(attribute)] = max(attributeMaximum[Int(attribute)], value)
+                attributeValue.append(.max)
+                attributeNumber.append(value)
+            }
+        }
+        docAttributeStart.append(UInt32(attributeName.count))
+        for locale in entity.localized.keys.sorted() {
+            let text = entity.localized[locale]!
+            localizedLocale.append(sharedString(locale))
+            localizedTitle.append(string(text.title))
+            localizedSubtitle.append(string(text.subtitle))
+        }
+        docLocalizedStart.append(UInt32(localizedLocale.count))
+        for related in entity.related {
+            relatedType.append(sharedString(related.type))
+            relatedID.append(string(related.id))
+        }
+        docRelatedStart.append(UInt32(relatedType.count))
+        refs.append((Segment.hash(type: entity.type, id: entity.id), doc))
+        for print in entity.prints {
+            if vectors[print.model] == nil {
+                vectors[print.model] = VectorIndex(model: print.model, dimension: print.values.count)
+                vectorOrder.append(print.model)
+                vectorModelNames.append(sharedString(print.model))
+            }
+            // Validation keeps one dimension per model within a batch; a mismatch is skipped here.
+            if vectors[print.model]!.dimension == print.values.count {
+                vectors[print.model]!.add(doc: Int32(doc), values: print.values)
+            }
+        }
+        index(entity, doc: doc)
+    }
+
+    /// Analyzes the entity's text fields into postings and exact phrases.
+    private mutating func index(_ entity: Entity, doc: UInt32) {
+        let title = analyzer.terms(entity.title)
+        let tagTerms = entity.tags.map(analyzer.terms)
+        let fields: [(TextField, [String])] = [
+            (.title, title), (.tags, tagTerms.flatMap { $0 }), (.subtitle, analyzer.terms(entity.subtitle)),
+            (.category, analyzer.terms(entity.category)),
+        ]
+        var lengths = FieldCounts()
+        // Few terms per document: a linear merge beats hashing.
+        var local = [(term: UInt32, counts: FieldCounts)]()
+        for (field, terms) in fields {
+            lengths[field] = UInt16(clamping: terms.count)
+            for term in terms {
+                let number = termNumber(term)
+                if let k = local.firstIndex(where: { $0.term == number }) {
+                    local[k].counts[field] &+= 1
+                } else {
+                    var counts = FieldCounts()
+                    counts[field] = 1
+                    local.append((number, counts))
+                }
+            }
+        }
+        fieldLengths.append(lengths)
+        for (term, counts) in local { postings[Int(term)].append((doc, counts)) }
+        var seen = Set<UInt64>()
+        for phrase in [title] + tagTerms where !phrase.isEmpty {
+            let hash = Segment.hash(phrase: phrase)
+            if seen.insert(hash).inserted { phrases[hash, default: []].append(doc) }
+        }
+    }
+
+    /// The sections of everything added.
+    func finish() -> ByteRegion {
+        var out = SectionWriter()
+        out.add(.stringBytes, stringBytes)
+        out.add(.stringOffsets, stringOffsets)
+        out.add(.docType, docType)
+        out.add(.docID, docID)
+        out.add(.docTitle, docTitle)
+        out.add(.docSubtitle, docSubtitle)
+        out.add(.docImage, docImage)
+        out.add(.docThumbnail, docThumbnail)
+        out.add(.docLink, docLink)
+        out.add(.docCategory, docCategory)
+        out.add(.docTitleSortKey, docTitleSortKey)
+        out.add(.docTagStart, docTagStart)
+        out.add(.tags, tags)
+        out.add(.docAttributeStart, docAttributeStart)
+        out.add(.attributeName, attributeName)
+        out.add(.attributeValue, attributeValue)
+        out.add(.attributeNumber, attributeNumber)
+        out.add(.docLocalizedStart, docLocalizedStart)
+        out.add(.localizedLocale, localizedLocale)
+        out.add(.localizedTitle, localizedTitle)
+        out.add(.localizedSubtitle, localizedSubtitle)
+        out.add(.docRelatedStart, docRelatedStart)
+        out.add(.relatedType, relatedType)
+        out.add(.relatedID, relatedID)
+        out.add(.typeNames, typeNames)
+        out.add(.categoryNames, categoryNames)
+        out.add(.categoryParent, categoryParent)
+        out.add(.attributeNames, attributeNames)
+        out.add(.attributeKinds, attributeKinds)
+        out.add(.attributeMinimum, attributeMinimum)
+        out.add(.attributeMaximum, attributeMaximum)
+        out.add(.valueStrings, valueStrings)
+        out.add(.valueAttribute, valueAttribute)
+        addText(to: &out)
+        let sortedRefs = refs.sorted { $0.hash != $1.hash ? $0.hash < $1.hash : $0.doc < $1.doc }
+        out.add(.refHashes, sortedRefs.map(\.hash))
+        out.add(.refDocs, sortedRefs.map(\.doc))
+        let (typeStart, typeList) = Self.flatten(typeDocs)
+        out.add(.typeDocStart, typeStart)
+        out.add(.typeDocs, typeList)
+        let (categoryStart, categoryList) = Self.flatten(categoryDocs)
+        out.add(.categoryDocStart, categoryStart)
+        out.add(.categoryDocs, categoryList)
+        var dimensions = [UInt32]()
+        var allowances = [Double]()
+        for (m, name) in vectorOrder.enumerated() {
+            let index = vectors[name]!
+            dimensions.append(UInt32(index.dimension))
+            allowances.append(index.halfAllowance)
+            out.add(.vectorDocs(m), index.docs.map { UInt32($0) })
+            out.add(.vectorRows(m), index.rows)
+            out.add(.vectorHalfRows(m), index.halfRows)
+        }
+        out.add(.vectorModels, vectorModelNames)
+        out.add(.vectorDimensions, dimensions)
+        out.add(.vectorAllowances, allowances)
+        return out.assemble()
+    }
+
+    /// Postings with normalised frequencies (`Σ_f w_f · tf_f / (1 − b + b · len_f / avglen_f)`),
+    /// the term table and the phrases.
+    private func addText(to out: inout SectionWriter) {
+        var averages = [Float](repeating: 0, count: TextField.allCases.count)
+        if !fieldLengths.isEmpty {
+            for field in TextField.allCases {
+                var total = 0.0
+                for lengths in fieldLengths { total += Double(lengths[field]) }
+                averages[field.rawValue] = Float(total / Double(fieldLengths.count))
+            }
+        }
+        var start: [UInt32] = [0]
+        var docs = [UInt32]()
+        var frequencies = [Float]()
+        for list in postings {
+            for (doc, counts) in list {
+                var tf: Float = 0
+                for field in TextField.allCases where counts[field] > 0 {
+                    let norm =
+                        1 - TextIndex.b + TextIndex.b * Float(fieldLengths[Int(doc)][field])
+                        / max(averages[field.rawValue], 1e-9)
+                    tf += field.weight * Float(counts[field]) / norm
+                }
+                docs.append(doc)
+                frequencies.append(tf)
+            }
+            start.append(UInt32(docs.count))
+        }
+        out.add(.termStrings, termStrings)
+        out.add(.termTable, Self.termTable(termStrings.indices.map { string(at: termStrings[$0]) }))
+        out.add(.postingStart, start)
+        out.add(.postingDocs, docs)
+        out.add(.postingFrequencies, frequencies)
+        let phraseList = phrases.sorted { $0.key < $1.key }
+        out.add(.phraseHashes, phraseList.map(\.key))
+        let (phraseStart, phraseDocs) = Self.flatten(phraseList.map(\.value))
+        out.add(.phraseStart, phraseStart)
+        out.add(.phraseDocs, phraseDocs)
+    }
+
+    /// An open-addressing table of term numbers + 1 by the terms' hashes, at most half full.
+    static func termTable(_ terms: [String]) -> [UInt32] {
+        var size = 16
+        while size < terms.count * 2 { size <<= 1 }
+        var table = [UInt32](repeating: 0, count: size)
+        for (number, term) in terms.enumerated() {
+            var slot = Int(truncatingIfNeeded: Segment.hash(term)) & (size - 1)
+            while table[slot] != 0 { slot = (slot + 1) & (size - 1) }
+            table[slot] = UInt32(number + 1)
+        }
+        return table
+    }
+
+    static func flatten(_ lists: [[UInt32]]) -> (start: [UInt32], items: [UInt32]) {
+        var start: [UInt32] = [0]
+        var items = [UInt32]()
+        items.reserveCapacity(lists.reduce(0) { $0 + $1.count })
+        for list in lists {
+            items.append(contentsOf: list)
+            start.append(UInt32(items.count))
+        }
+        return (start, items)
+    }
+
+    // MARK: Numbering
+
+    private func string(at id: UInt32) -> String {
+        String(decoding: stringBytes[Int(stringOffsets[Int(id)])..<Int(stringOffsets[Int(id) + 1])], as: UTF8.self)
+    }
+
+    /// Appends a string that rarely repeats.
+    private mutating func string(_ value: String) -> UInt32 {
+        if value.isEmpty { return 0 }
+        stringBytes.append(contentsOf: value.utf8)
+        let id = UInt32(stringOffsets.count - 1)
+        stringOffsets.append(UInt32(stringBytes.count))
+        return id
+    }
+
+    /// A string that repeats across documents, stored once.
+    private mutating func sharedString(_ value: String) -> UInt32 {
+        if let id = sharedStrings[value] { return id }
+        let id = string(value)
+        sharedStrings[value] = id
+        return id
+    }
+
+    private mutating func number(ofType type: String, doc: UInt32) -> UInt32 {
+        let number: UInt32
+        if let known = typeNumbers[type] {
+            number = known
+        } else {
+            number = UInt32(typeNames.count)
+            typeNumbers[type] = number
+            typeNames.append(sharedString(type))
+            typeDocs.append([])
+        }
+        typeDocs[Int(number)].append(doc)
+        return number
+    }
+
+    /// The category's number; it and each ancestor list the document.
+    private mutating func number(ofCategory path: String, doc: UInt32) -> UInt32 {
+        var parent = UInt32.max
+        var prefix = ""
+        var number = UInt32.max
+        for part in path.split(separator: "/") {
+            prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
+            if let known = categoryNumbers[prefix] {
+                number = known
+            } else {
+                number = UInt32(categoryNames.count)
+                categoryNumbers[prefix] = number
+                categoryNames.append(sharedString(prefix))
+                categoryParent.append(parent)
+                categoryDocs.append([])
+            }
+            categoryDocs[Int(number)].append(doc)
+            parent = number
+        }
+        return number
+    }
+
+    private mutating func number(ofAttribute name: String) -> UInt32 {
+        if let known = attributeNumbers[name] { return known }
+        let number = UInt32(attributeNames.count)
+        attributeNumbers[name] = number
+        attributeNames.append(sharedString(name))
+        attributeKinds.append(0)
+        attributeMinimum.append(0)
+        attributeMaximum.append(0)
+        return number
+    }
+
+    private mutating func number(ofValue value: String, attribute: UInt32) -> UInt32 {
+        let key = AttributeString(attribute: attribute, value: value)
+        if let known = valueNumbers[key] { return known }
+        let number = UInt32(valueStrings.count)
+        valueNumbers[key] = number
+        valueStrings.append(sharedString(value))
+        valueAttribute.append(attribute)
+        return number
+    }
+
+    private mutating func termNumber(_ term: String) -> UInt32 {
+        if let known = termNumbers[term] { return known }
+        let number = UInt32(termStrings.count)
+        termNumbers[term] = number
+        termStrings.append(sharedString(term))
+        postings.append([])
+        return number
+    }
+}

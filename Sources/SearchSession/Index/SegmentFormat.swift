@@ -1,0 +1,178 @@
+/// The byte layout of an index segment, in memory and on disk alike.
+///
+/// A segment is a header and a list of sections; every section is a flat array of one fixed-width
+/// little-endian scalar type, 16-byte aligned, so a reader uses it in place (a mapped file needs no
+/// parse). The header is the magic `VISEG002`, the section count (UInt32) and 4 bytes of padding,
+/// then one 24-byte entry per section: key (UInt32), element size (UInt32), byte offset (UInt64)
+/// and element count (UInt64).
+enum SegmentFormat {
+    static let magic: [UInt8] = Array("VISEG002".utf8)
+    static let headerSize = 16
+    static let entrySize = 24
+
+    /// Rounds `n` up to the section alignment.
+    static func aligned(_ n: Int) -> Int { (n + 15) & ~15 }
+}
+
+/// Names one section of a segment.
+struct SectionKey: Hashable, Sendable, Comparable {
+    let rawValue: UInt32
+
+    static func < (a: SectionKey, b: SectionKey) -> Bool { a.rawValue < b.rawValue }
+
+    // Strings: every string of the segment, once; string 0 is "".
+    static let stringBytes = SectionKey(rawValue: 1)
+    static let stringOffsets = SectionKey(rawValue: 2)
+
+    // Per document (string ids unless said otherwise).
+    static let docType = SectionKey(rawValue: 10)  // type number
+    static let docID = SectionKey(rawValue: 11)
+    static let docTitle = SectionKey(rawValue: 12)
+    static let docSubtitle = SectionKey(rawValue: 13)
+    static let docImage = SectionKey(rawValue: 14)
+    static let docThumbnail = SectionKey(rawValue: 15)
+    static let docLink = SectionKey(rawValue: 16)
+    static let docCategory = SectionKey(rawValue: 17)  // category number, or .max
+    static let docTitleSortKey = SectionKey(rawValue: 18)
+    static let docTagStart = SectionKey(rawValue: 20)
+    static let tags = SectionKey(rawValue: 21)
+    static let docAttributeStart = SectionKey(rawValue: 22)
+    static let attributeName = SectionKey(rawValue: 23)  // attribute number
+    static let attributeValue = SectionKey(rawValue: 24)  // string value number, or .max for a number
+    static let attributeNumber = SectionKey(rawValue: 25)  // Float64; NaN for a string
+    static let docLocalizedStart = SectionKey(rawValue: 26)
+    static let localizedLocale = SectionKey(rawValue: 27)
+    static let localizedTitle = SectionKey(rawValue: 28)
+    static let localizedSubtitle = SectionKey(rawValue: 29)
+    static let docRelatedStart = SectionKey(rawValue: 30)
+    static let relatedType = SectionKey(rawValue: 31)
+    static let relatedID = SectionKey(rawValue: 32)
+
+    // Dictionaries.
+    static let typeNames = SectionKey(rawValue: 40)
+    static let categoryNames = SectionKey(rawValue: 41)
+    static let categoryParent = SectionKey(rawValue: 42)  // category number, or .max
+    static let attributeNames = SectionKey(rawValue: 43)
+    static let attributeKinds = SectionKey(rawValue: 44)  // UInt8: 1 has numbers, 2 has strings, 4 all integral
+    static let attributeMinimum = SectionKey(rawValue: 45)  // Float64
+    static let attributeMaximum = SectionKey(rawValue: 46)  // Float64
+    static let valueStrings = SectionKey(rawValue: 47)  // string value number → string id
+    static let valueAttribute = SectionKey(rawValue: 48)  // string value number → attribute number
+
+    // Text: terms, postings in document order with BM25F-normalised frequencies, exact phrases.
+    static let termStrings = SectionKey(rawValue: 60)
+    static let termTable = SectionKey(rawValue: 61)  // open addressing: term number + 1, 0 empty
+    static let postingStart = SectionKey(rawValue: 62)
+    static let postingDocs = SectionKey(rawValue: 63)
+    static let postingFrequencies = SectionKey(rawValue: 64)  // Float32
+    static let phraseHashes = SectionKey(rawValue: 65)  // UInt64, ascending
+    static let phraseStart = SectionKey(rawValue: 66)
+    static let phraseDocs = SectionKey(rawValue: 67)
+
+    // Entity references, for upserts, deletes and related entities.
+    static let refHashes = SectionKey(rawValue: 70)  // UInt64, ascending
+    static let refDocs = SectionKey(rawValue: 71)
+
+    // Documents by type and by category (a category lists its descendants' documents too).
+    static let typeDocStart = SectionKey(rawValue: 80)
+    static let typeDocs = SectionKey(rawValue: 81)
+    static let categoryDocStart = SectionKey(rawValue: 82)
+    static let categoryDocs = SectionKey(rawValue: 83)
+
+    // Prints, per model m: its name and dimension, then its documents, unit rows, float16 rows
+    // and the float16 error allowance (see VectorIndex).
+    static let vectorModels = SectionKey(rawValue: 90)
+    static let vectorDimensions = SectionKey(rawValue: 91)
+    static let vectorAllowances = SectionKey(rawValue: 92)  // Float64
+    static func vectorDocs(_ model: Int) -> SectionKey { SectionKey(rawValue: 1000 + UInt32(model) * 4) }
+    static func vectorRows(_ model: Int) -> SectionKey { SectionKey(rawValue: 1001 + UInt32(model) * 4) }
+    static func vectorHalfRows(_ model: Int) -> SectionKey { SectionKey(rawValue: 1002 + UInt32(model) * 4) }
+}
+
+/// Sections being written: each a byte array of one scalar type, assembled into a segment.
+struct SectionWriter {
+    private var sections: [(key: SectionKey, elementSize: Int, bytes: [UInt8])] = []
+
+    mutating func add<T: FixedWidthInteger>(_ key: SectionKey, _ values: [T]) {
+        let bytes = values.withUnsafeBytes { Array($0) }
+        sections.append((key, MemoryLayout<T>.size, bytes))
+    }
+
+    mutating func add(_ key: SectionKey, _ values: [Float]) {
+        sections.append((key, 4, values.withUnsafeBytes { Array($0) }))
+    }
+
+    mutating func add(_ key: SectionKey, _ values: [Double]) {
+        sections.append((key, 8, values.withUnsafeBytes { Array($0) }))
+    }
+
+    /// Lays the header and sections out in one region.
+    func assemble() -> ByteRegion {
+        var offset = SegmentFormat.aligned(SegmentFormat.headerSize + SegmentFormat.entrySize * sections.count)
+        var offsets = [Int]()
+        for section in sections {
+            offsets.append(offset)
+            offset = SegmentFormat.aligned(offset + section.bytes.count)
+        }
+        return ByteRegion.build(count: offset) { out in
+            out.copyBytes(from: SegmentFormat.magic)
+            out.storeBytes(of: UInt32(sections.count).littleEndian, toByteOffset: 8, as: UInt32.self)
+            for (i, section) in sections.enumerated() {
+                let entry = SegmentFormat.headerSize + i * SegmentFormat.entrySize
+                out.storeBytes(of: section.key.rawValue.littleEndian, toByteOffset: entry, as: UInt32.self)
+                out.storeBytes(of: UInt32(section.elementSize).littleEndian, toByteOffset: entry + 4, as: UInt32.self)
+                out.storeBytes(of: UInt64(offsets[i]).littleEndian, toByteOffset: entry + 8, as: UInt64.self)
+                out.storeBytes(
+                    of: UInt64(section.bytes.count / section.elementSize).littleEndian, toByteOffset: entry + 16,
+                    as: UInt64.self)
+                UnsafeMutableRawBufferPointer(rebasing: out[offsets[i]..<(offsets[i] + section.bytes.count)])
+                    .copyBytes(from: section.bytes)
+            }
+        }
+    }
+}
+
+/// The sections of a segment region, found from its header.
+struct SectionTable {
+    private var entries: [SectionKey: (elementSize: Int, offset: Int, count: Int)] = [:]
+    let region: ByteRegion
+
+    /// Reads the header.
+    ///
+    /// - Throws: ``SearchError/Code/storage`` when the region is not a segment of this format or a
+    ///   section lies outside it (a truncated or foreign file).
+    init(_ region: ByteRegion) throws(SearchError) {
+        self.region = region
+        let raw = UnsafeRawBufferPointer(start: region.base, count: region.count)
+        guard raw.count >= SegmentFormat.headerSize, Array(raw[0..<8]) == SegmentFormat.magic else {
+            throw SearchError(code: .storage, message: "not an index segment of this version")
+        }
+        let count = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+        guard SegmentFormat.headerSize + count * SegmentFormat.entrySize <= raw.count else {
+            throw SearchError(code: .storage, message: "index segment header is truncated")
+        }
+        for i in 0..<count {
+            let entry = SegmentFormat.headerSize + i * SegmentFormat.entrySize
+            let key = SectionKey(
+                rawValue: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry, as: UInt32.self)))
+            let size = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 4, as: UInt32.self)))
+            let offset = Int(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 8, as: UInt64.self)))
+            let elements = Int(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 16, as: UInt64.self)))
+            guard size > 0, offset % 16 == 0, elements >= 0, offset <= raw.count,
+                elements <= (raw.count - offset) / size
+            else {
+                throw SearchError(code: .storage, message: "index segment section \(key.rawValue) is out of bounds")
+            }
+            entries[key] = (size, offset, elements)
+        }
+    }
+
+    /// A section as a typed buffer; an absent section is empty.
+    func array<T>(_ key: SectionKey, of type: T.Type = T.self) -> UnsafeBufferPointer<T> {
+        guard let entry = entries[key], entry.elementSize == MemoryLayout<T>.size else {
+            return UnsafeBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeBufferPointer(
+            start: (region.base + entry.offset).assumingMemoryBound(to: T.self), count: entry.count)
+    }
+}
