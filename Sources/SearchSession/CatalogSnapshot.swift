@@ -129,6 +129,11 @@ public final class CatalogSnapshot: Sendable {
         return nil
     }
 
+    /// Each segment's documents and bytes, for reports.
+    public var segmentSizes: [(documents: Int, deleted: Int, bytes: Int)] {
+        segments.indices.map { (segments[$0].count, deletes[$0].count, segments[$0].region.count) }
+    }
+
     // MARK: Documents
 
     /// The segment of a document and its number there.
@@ -187,30 +192,29 @@ public final class CatalogSnapshot: Sendable {
     var everythingCounts: FacetCounts {
         if let known = derived.withLock({ $0.everything }) { return known }
         let numbering = self.numbering
-        var counts = FacetCounts(numbering)
+        let tally = FacetTally(numbering)
         for (s, segment) in segments.enumerated() {
             let totals = segment.totals
-            let types = numbering.typeMap[s]
-            for (local, n) in totals.types.enumerated() { counts.types[Int(types[local])] += n }
-            let categories = numbering.categoryMap[s]
-            for (local, n) in totals.categories.enumerated() { counts.categories[Int(categories[local])] += n }
-            let values = numbering.valueMap[s]
-            for (local, n) in totals.values.enumerated() { counts.values[Int(values[local])] += n }
-            let attributes = numbering.attributeMap[s]
-            for (local, global) in attributes.enumerated() {
-                if let layout = numbering.buckets[Int(global)] {
-                    let start = Int(numbering.bucketStart[Int(global)])
-                    totals.addCounts(attribute: local, in: layout, to: &counts.buckets[start..<(start + layout.count)])
+            let numbers = numbering.segmentNumbers[s]
+            for (local, n) in totals.types.enumerated() { tally.types[Int(numbers.types[local])] += n }
+            for (local, n) in totals.categories.enumerated() { tally.categories[Int(numbers.categories[local])] += n }
+            for (local, n) in totals.values.enumerated() { tally.values[Int(numbers.values[local])] += n }
+            for local in 0..<numbers.attributes.count {
+                let global = Int(numbers.attributes[local])
+                if let layout = numbering.buckets[global] {
+                    let start = Int(numbering.bucketStart[global])
+                    totals.addCounts(
+                        attribute: local, in: layout,
+                        to: UnsafeMutableBufferPointer(rebasing: tally.buckets[start..<(start + layout.count)]))
                 } else {
                     for n in totals.numbers[local] {
-                        counts.textNumbers[global, default: [:]][formatNumber(n), default: 0] += 1
+                        tally.textNumbers[Int32(global), default: [:]][formatNumber(n), default: 0] += 1
                     }
                 }
             }
-            for local in deletes[s].docs {
-                FacetCounter.add(doc: local, of: segment, segment: s, numbering: numbering, to: &counts, sign: -1)
-            }
+            for local in deletes[s].docs { tally.add(local, of: segment, numbers, sign: -1) }
         }
+        let counts = tally.counts
         derived.withLock { $0.everything = counts }
         return counts
     }

@@ -1,41 +1,3 @@
-/// Counts documents' facet values into a snapshot's numbering.
-enum FacetCounter {
-    /// Adds (or with `sign` −1, removes) every facet value of one document.
-    static func add(
-        doc: Int, of segment: Segment, segment s: Int, numbering: FacetNumbering, to counts: inout FacetCounts,
-        sign: Int32
-    ) {
-        counts.types[Int(numbering.typeMap[s][Int(segment.docType[doc])])] += sign
-        var category = segment.docCategory[doc]
-        while category != .max {
-            counts.categories[Int(numbering.categoryMap[s][Int(category)])] += sign
-            category = segment.categoryParent[Int(category)]
-        }
-        for p in segment.attributes(of: doc) {
-            addValue(p, of: segment, segment: s, numbering: numbering, to: &counts, sign: sign)
-        }
-    }
-
-    /// Adds the value of attribute pair `p`.
-    @inline(__always) static func addValue(
-        _ p: Int, of segment: Segment, segment s: Int, numbering: FacetNumbering, to counts: inout FacetCounts,
-        sign: Int32
-    ) {
-        let value = segment.attributeValue[p]
-        if value != .max {
-            counts.values[Int(numbering.valueMap[s][Int(value)])] += sign
-            return
-        }
-        let attribute = numbering.attributeMap[s][Int(segment.attributeName[p])]
-        let n = segment.attributeNumber[p]
-        if let layout = numbering.buckets[Int(attribute)] {
-            counts.buckets[Int(numbering.bucketStart[Int(attribute)]) + layout.index(of: n)] += sign
-        } else {
-            counts.textNumbers[attribute, default: [:]][formatNumber(n), default: 0] += sign
-        }
-    }
-}
-
 extension SearchEngine {
     /// Exact, disjunctive facet counts over the candidates.
     ///
@@ -55,94 +17,101 @@ extension SearchEngine {
         if candidates == nil && c.isEmpty {
             return facets(s.everythingCounts, seen: nil, numbering: numbering, constraints: c, request: r)
         }
-        var counts = FacetCounts(numbering)
-        var seen = [Bool](repeating: false, count: numbering.attributeNames.count)
-        var compiled = [SegmentConstraints?](repeating: nil, count: s.segments.count)
-        func visit(_ doc: Int32) {
-            let (si, local) = s.locate(doc)
-            if compiled[si] == nil { compiled[si] = c.compiled(for: s.segments[si]) }
+        let tally = FacetTally(numbering)
+        let docs = candidates.map { $0.map(\.doc) } ?? s.liveDocs()
+        // Documents come in ascending order: count them a segment at a time, with that segment's
+        // compiled constraints and number maps at hand.
+        var start = 0
+        while start < docs.count {
+            let (si, _) = s.locate(docs[start])
+            let end = si + 1 < s.segments.count ? Int32(s.bases[si + 1]) : Int32.max
+            var stop = start
+            while stop < docs.count && docs[stop] < end { stop += 1 }
             count(
-                local, segment: si, in: s, constraints: compiled[si]!, numbering: numbering, counts: &counts,
-                seen: &seen)
+                docs[start..<stop], base: s.bases[si], segment: s.segments[si], numbers: numbering.segmentNumbers[si],
+                constraints: c, tally: tally)
+            start = stop
         }
-        if let candidates {
-            for candidate in candidates { visit(candidate.doc) }
-        } else {
-            for doc in s.liveDocs() { visit(doc) }
-        }
-        return facets(counts, seen: seen, numbering: numbering, constraints: c, request: r)
+        return facets(tally.counts, seen: tally.seen, numbering: numbering, constraints: c, request: r)
     }
 
-    /// Adds one document to the disjunctive counts.
-    @inline(__always) private static func count(
-        _ doc: Int, segment si: Int, in s: CatalogSnapshot, constraints c: SegmentConstraints,
-        numbering: FacetNumbering, counts: inout FacetCounts, seen: inout [Bool]
+    /// Adds one segment's documents to the disjunctive counts.
+    private static func count(
+        _ docs: ArraySlice<Int32>, base: Int32, segment: Segment, numbers: SegmentNumbers, constraints: Constraints,
+        tally: FacetTally
     ) {
-        let segment = s.segments[si]
-        if let e = c.expression, !e.matches(doc, in: segment) { return }
-        let pairs = segment.attributes(of: doc)
-        let attributes = numbering.attributeMap[si]
-        for p in pairs { seen[Int(attributes[Int(segment.attributeName[p])])] = true }
-        let typeOK = c.passesType(doc, in: segment)
-        let categoryOK = c.passesCategory(doc, in: segment)
-        // The attributes whose filters the document fails (a facet ignores its own filters).
-        var failed: String? = nil
-        var failures = 0
-        for f in c.filters where !f.matches(doc, in: segment) && failed != f.attribute {
-            failures += failed == nil ? 1 : 2
-            failed = failed ?? f.attribute
-            if failures > 1 { break }
+        if constraints.isEmpty {
+            for doc in docs { tally.add(Int(doc - base), of: segment, numbers) }
+            return
         }
-        if categoryOK && failures == 0 { counts.types[Int(numbering.typeMap[si][Int(segment.docType[doc])])] += 1 }
-        if typeOK && failures == 0 {
-            var category = segment.docCategory[doc]
-            while category != .max {
-                counts.categories[Int(numbering.categoryMap[si][Int(category)])] += 1
-                category = segment.categoryParent[Int(category)]
+        let c = constraints.compiled(for: segment)
+        // The filters' attributes in this segment's numbering, to tell which pairs a failed
+        // filter's facet still counts.
+        let filterAttributes = c.filters.map { $0.number }
+        for global in docs {
+            let doc = Int(global - base)
+            if let e = c.expression, !e.matches(doc, in: segment) { continue }
+            let pairs = segment.attributes(of: doc)
+            for p in pairs { tally.seen[Int(numbers.attributes[Int(segment.attributeName[p])])] = true }
+            let typeOK = c.passesType(doc, in: segment)
+            let categoryOK = c.passesCategory(doc, in: segment)
+            // The attribute whose filters the document fails, if exactly one does (a facet ignores
+            // its own filters); two or more and it counts nowhere.
+            var failed: UInt32? = nil
+            var failures = 0
+            for (k, f) in c.filters.enumerated() where !f.matches(doc, in: segment) {
+                let attribute = filterAttributes[k] ?? .max
+                if failed == attribute { continue }
+                failures += 1
+                failed = attribute
+                if failures > 1 { break }
             }
-        }
-        guard typeOK && categoryOK && failures <= 1 else { return }
-        for p in pairs {
-            if let failed, !segment.string(segment.attributeNames[Int(segment.attributeName[p])], equals: failed) {
-                continue
+            if categoryOK && failures == 0 { tally.addType(doc, of: segment, numbers) }
+            if typeOK && failures == 0 { tally.addCategories(doc, of: segment, numbers) }
+            guard typeOK && categoryOK && failures <= 1 else { continue }
+            for p in pairs where failed == nil || segment.attributeName[p] == failed! {
+                tally.addValue(p, of: segment, numbers)
             }
-            FacetCounter.addValue(p, of: segment, segment: si, numbering: numbering, to: &counts, sign: 1)
         }
     }
 
     /// The facets of counts: type, category, then attributes by name; values most first.
     private static func facets(
-        _ counts: FacetCounts, seen: [Bool]?, numbering: FacetNumbering, constraints c: Constraints,
+        _ counts: FacetCounts, seen: UnsafeMutableBufferPointer<Bool>?, numbering: FacetNumbering,
+        constraints c: Constraints,
         request r: SearchRequest
     ) -> [Facet] {
-        func named(_ names: [String], _ counts: [Int32]) -> [String: Int] {
-            var out = [String: Int]()
-            for (name, count) in zip(names, counts) where count > 0 { out[name] = Int(count) }
-            return out
+        func values(_ names: [String], _ counts: [Int32], selected: Set<String>) -> [FacetValue] {
+            var out = [FacetValue]()
+            for (name, count) in zip(names, counts) where count > 0 {
+                out.append(FacetValue(value: name, count: Int(count), selected: selected.contains(name)))
+            }
+            return Self.ordered(out, selected: selected)
         }
         var out = [Facet]()
         out.append(
             Facet(
                 name: "type", kind: .type,
-                values: values(named(numbering.typeNames, counts.types), selected: Set(r.entityTypes))))
+                values: values(numbering.typeNames, counts.types, selected: Set(r.entityTypes))))
         out.append(
             Facet(
                 name: "category", kind: .category,
-                values: values(named(numbering.categoryNames, counts.categories), selected: Set(c.categories))))
-        var attributeCounts = [[String: Int]](repeating: [:], count: numbering.attributeNames.count)
+                values: values(numbering.categoryNames, counts.categories, selected: Set(c.categories))))
+        // Each attribute's values with their counts, straight from the count arrays.
+        var attributeValues = [[(label: String, count: Int)]](repeating: [], count: numbering.attributeNames.count)
         for (value, count) in counts.values.enumerated() where count > 0 {
-            attributeCounts[Int(numbering.valueAttribute[value])][numbering.valueLabels[value]] = Int(count)
+            attributeValues[Int(numbering.valueAttribute[value])].append((numbering.valueLabels[value], Int(count)))
         }
         for (attribute, labels) in counts.textNumbers {
-            for (label, count) in labels where count > 0 {
-                attributeCounts[Int(attribute)][label, default: 0] += Int(count)
-            }
+            var merged = Dictionary(uniqueKeysWithValues: attributeValues[Int(attribute)].map { ($0.label, $0.count) })
+            for (label, count) in labels where count > 0 { merged[label, default: 0] += Int(count) }
+            attributeValues[Int(attribute)] = merged.map { ($0.key, $0.value) }
         }
         for (attribute, layout) in numbering.buckets.enumerated() {
             guard let layout else { continue }
             let start = Int(numbering.bucketStart[attribute])
             for bucket in 0..<layout.count where counts.buckets[start + bucket] > 0 {
-                attributeCounts[attribute][layout.label(bucket)] = Int(counts.buckets[start + bucket])
+                attributeValues[attribute].append((layout.label(bucket), Int(counts.buckets[start + bucket])))
             }
         }
         let order = numbering.attributeNames.indices.sorted {
@@ -151,7 +120,7 @@ extension SearchEngine {
         for attribute in order {
             let name = numbering.attributeNames[attribute]
             if let seen, !seen[attribute] { continue }
-            if seen == nil && attributeCounts[attribute].isEmpty { continue }
+            if seen == nil && attributeValues[attribute].isEmpty { continue }
             let layout = numbering.buckets[attribute]
             var selected = Set<String>()
             for f in c.filters where f.attribute == name {
@@ -169,16 +138,22 @@ extension SearchEngine {
                     }
                 }
             }
-            let v = values(attributeCounts[attribute], selected: selected)
+            let v = Self.ordered(
+                attributeValues[attribute].map {
+                    FacetValue(value: $0.label, count: $0.count, selected: selected.contains($0.label))
+                }, selected: selected)
             if v.isEmpty { continue }
             out.append(Facet(name: name, kind: layout != nil ? .number : .string, values: v))
         }
         return out
     }
 
-    private static func values(_ counts: [String: Int], selected: Set<String>) -> [FacetValue] {
-        var out = counts.map { FacetValue(value: $0.key, count: $0.value, selected: selected.contains($0.key)) }
-        for s in selected where counts[s] == nil { out.append(FacetValue(value: s, count: 0, selected: true)) }
+    /// Facet values most first (then by value), with selected values that have no count added.
+    private static func ordered(_ values: [FacetValue], selected: Set<String>) -> [FacetValue] {
+        var out = values
+        for s in selected where !values.contains(where: { $0.value == s }) {
+            out.append(FacetValue(value: s, count: 0, selected: true))
+        }
         return out.sorted(by: facetOrder)
     }
 }

@@ -25,6 +25,8 @@ struct FacetNumbering: Sendable {
     var categoryMap: [[Int32]] = []
     var attributeMap: [[Int32]] = []
     var valueMap: [[Int32]] = []
+    /// The same maps as raw buffers, for counting loops (see ``SegmentNumbers``).
+    private(set) var segmentNumbers: [SegmentNumbers] = []
 
     private var typeNumbers: [String: Int32] = [:]
     private var categoryNumbers: [String: Int32] = [:]
@@ -87,6 +89,11 @@ struct FacetNumbering: Sendable {
             }
             valueMap.append(values)
         }
+        for s in segments.indices {
+            segmentNumbers.append(
+                SegmentNumbers(
+                    types: typeMap[s], categories: categoryMap[s], attributes: attributeMap[s], values: valueMap[s]))
+        }
         var start: Int32 = 0
         for (attribute, range) in ranges.enumerated() {
             bucketStart.append(start)
@@ -133,11 +140,135 @@ struct FacetCounts: Sendable {
     var buckets: [Int32]
     /// Numbers of attributes that also have strings, counted by their text.
     var textNumbers: [Int32: [String: Int32]] = [:]
+}
+
+/// One segment's numbers mapped to its snapshot's, in memory of their own: counting loops read
+/// them through raw buffers, without retaining arrays per document.
+final class SegmentNumbers: @unchecked Sendable {
+    // Written once in init, read-only after.
+    let types: UnsafeMutableBufferPointer<Int32>
+    let categories: UnsafeMutableBufferPointer<Int32>
+    let attributes: UnsafeMutableBufferPointer<Int32>
+    let values: UnsafeMutableBufferPointer<Int32>
+
+    init(types: [Int32], categories: [Int32], attributes: [Int32], values: [Int32]) {
+        func copy(_ array: [Int32]) -> UnsafeMutableBufferPointer<Int32> {
+            let buffer = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(array.count, 1))
+            _ = buffer.initialize(from: array)
+            return UnsafeMutableBufferPointer(rebasing: buffer[0..<array.count])
+        }
+        self.types = copy(types)
+        self.categories = copy(categories)
+        self.attributes = copy(attributes)
+        self.values = copy(values)
+    }
+
+    deinit {
+        for buffer in [types, categories, attributes, values] { buffer.baseAddress?.deallocate() }
+    }
+}
+
+/// Facet counts being made, in raw buffers sized to a snapshot's numbering.
+final class FacetTally {
+    let types: UnsafeMutableBufferPointer<Int32>
+    let categories: UnsafeMutableBufferPointer<Int32>
+    let values: UnsafeMutableBufferPointer<Int32>
+    let buckets: UnsafeMutableBufferPointer<Int32>
+    /// Per attribute: whether a counted document has it.
+    let seen: UnsafeMutableBufferPointer<Bool>
+    /// Per attribute: its bucket layout (numeric attributes; count 0 for the others) and where its
+    /// buckets start, flat so the counting loop reads no optionals.
+    private let layoutStart: UnsafeMutableBufferPointer<Double>
+    private let layoutWidth: UnsafeMutableBufferPointer<Double>
+    private let layoutCount: UnsafeMutableBufferPointer<Int>
+    private let bucketStart: UnsafeMutableBufferPointer<Int>
+    var textNumbers: [Int32: [String: Int32]] = [:]
 
     init(_ numbering: FacetNumbering) {
-        types = [Int32](repeating: 0, count: numbering.typeNames.count)
-        categories = [Int32](repeating: 0, count: numbering.categoryNames.count)
-        values = [Int32](repeating: 0, count: numbering.valueLabels.count)
-        buckets = [Int32](repeating: 0, count: Int(numbering.bucketStart.last ?? 0))
+        func zeros<T>(_ count: Int, _ zero: T) -> UnsafeMutableBufferPointer<T> {
+            let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(count, 1))
+            buffer.initialize(repeating: zero)
+            return UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
+        }
+        types = zeros(numbering.typeNames.count, 0)
+        categories = zeros(numbering.categoryNames.count, 0)
+        values = zeros(numbering.valueLabels.count, 0)
+        buckets = zeros(Int(numbering.bucketStart.last ?? 0), 0)
+        seen = zeros(numbering.attributeNames.count, false)
+        let attributes = numbering.attributeNames.count
+        layoutStart = zeros(attributes, 0)
+        layoutWidth = zeros(attributes, 1)
+        layoutCount = zeros(attributes, 0)
+        bucketStart = zeros(attributes, 0)
+        for (attribute, layout) in numbering.buckets.enumerated() {
+            guard let layout else { continue }
+            layoutStart[attribute] = layout.start
+            layoutWidth[attribute] = layout.width
+            layoutCount[attribute] = layout.count
+            bucketStart[attribute] = Int(numbering.bucketStart[attribute])
+        }
+    }
+
+    deinit {
+        types.baseAddress?.deallocate()
+        categories.baseAddress?.deallocate()
+        values.baseAddress?.deallocate()
+        buckets.baseAddress?.deallocate()
+        seen.baseAddress?.deallocate()
+        layoutStart.baseAddress?.deallocate()
+        layoutWidth.baseAddress?.deallocate()
+        layoutCount.baseAddress?.deallocate()
+        bucketStart.baseAddress?.deallocate()
+    }
+
+    /// The counts as arrays.
+    var counts: FacetCounts {
+        FacetCounts(
+            types: Array(types), categories: Array(categories), values: Array(values), buckets: Array(buckets),
+            textNumbers: textNumbers)
+    }
+
+    /// Counts the document's type.
+    @inline(__always) func addType(_ doc: Int, of segment: Segment, _ numbers: SegmentNumbers, sign: Int32 = 1) {
+        types[Int(numbers.types[Int(segment.docType[doc])])] &+= sign
+    }
+
+    /// Counts the document's category and each ancestor.
+    @inline(__always) func addCategories(_ doc: Int, of segment: Segment, _ numbers: SegmentNumbers, sign: Int32 = 1) {
+        var category = segment.docCategory[doc]
+        while category != .max {
+            categories[Int(numbers.categories[Int(category)])] &+= sign
+            category = segment.categoryParent[Int(category)]
+        }
+    }
+
+    /// Counts the value of attribute pair `p`.
+    @inline(__always) func addValue(_ p: Int, of segment: Segment, _ numbers: SegmentNumbers, sign: Int32 = 1) {
+        let value = segment.attributeValue[p]
+        if value != .max {
+            values[Int(numbers.values[Int(value)])] &+= sign
+            return
+        }
+        let attribute = Int(numbers.attributes[Int(segment.attributeName[p])])
+        let n = segment.attributeNumber[p]
+        let layoutCount = self.layoutCount[attribute]
+        if layoutCount > 0 {
+            // NumberBuckets.index(of:), inlined on the flat layout.
+            let bucket = min(
+                layoutCount - 1, max(0, Int(((n - layoutStart[attribute]) / layoutWidth[attribute]).rounded(.down))))
+            buckets[bucketStart[attribute] + bucket] &+= sign
+        } else {
+            textNumbers[Int32(attribute), default: [:]][formatNumber(n), default: 0] &+= sign
+        }
+    }
+
+    /// Counts every facet value of a document.
+    @inline(__always) func add(_ doc: Int, of segment: Segment, _ numbers: SegmentNumbers, sign: Int32 = 1) {
+        addType(doc, of: segment, numbers, sign: sign)
+        addCategories(doc, of: segment, numbers, sign: sign)
+        for p in segment.attributes(of: doc) {
+            seen[Int(numbers.attributes[Int(segment.attributeName[p])])] = true
+            addValue(p, of: segment, numbers, sign: sign)
+        }
     }
 }

@@ -44,7 +44,7 @@ struct FacetTotals: Sendable {
     /// The bucket of a value (``NumberBuckets/index(of:)``) never decreases as the value grows,
     /// so each bucket's first value is found by binary search with that very function: the
     /// counts are the ones a per-document pass would make, to the last rounding.
-    func addCounts(attribute: Int, in buckets: NumberBuckets, to counts: inout ArraySlice<Int32>) {
+    func addCounts(attribute: Int, in buckets: NumberBuckets, to counts: UnsafeMutableBufferPointer<Int32>) {
         let sorted = numbers[attribute]
         guard !sorted.isEmpty else { return }
         func firstIndex(inBucketAtLeast bucket: Int) -> Int {
@@ -59,7 +59,7 @@ struct FacetTotals: Sendable {
         var start = 0
         for bucket in 0..<buckets.count {
             let end = bucket + 1 < buckets.count ? firstIndex(inBucketAtLeast: bucket + 1) : sorted.count
-            counts[counts.startIndex + bucket] += Int32(end - start)
+            counts[bucket] += Int32(end - start)
             start = end
         }
     }
