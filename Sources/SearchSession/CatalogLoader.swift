@@ -10,6 +10,9 @@ public struct CatalogLineError: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "line \(line): \(reason)" }
 }
 
+// Kept in the index manifest, so a restart on a persisted index reports them again.
+extension CatalogLineError: Codable {}
+
 /// What a catalog file held: entities, synonym groups and the lines that were rejected.
 public struct CatalogFile: Sendable {
     /// The entities, in file order.
@@ -79,18 +82,48 @@ public enum CatalogLoader {
     /// file, cheap enough for a gigabyte at start.
     static func fingerprint(of bytes: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        bytes.withUnsafeBytes { raw in
-            let words = raw.count / 8
-            for i in 0..<words {
-                hash ^= raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)
-                hash &*= 0x100_0000_01b3
-            }
-            for i in (words * 8)..<raw.count {
-                hash ^= UInt64(raw[i])
-                hash &*= 0x100_0000_01b3
-            }
-        }
+        bytes.withUnsafeBytes { hash = fingerprintStep(hash, $0) }
         return "fnv64-\(String(hash, radix: 16))-\(bytes.count)"
+    }
+
+    /// Folds bytes into the hash: whole words first, then single bytes (so only the last chunk
+    /// of a file may have a length that is not a multiple of 8).
+    private static func fingerprintStep(_ hash: UInt64, _ raw: UnsafeRawBufferPointer) -> UInt64 {
+        var hash = hash
+        let words = raw.count / 8
+        for i in 0..<words {
+            hash ^= raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)
+            hash &*= 0x100_0000_01b3
+        }
+        for i in (words * 8)..<raw.count {
+            hash ^= UInt64(raw[i])
+            hash &*= 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    /// The fingerprint of a file's bytes (as ``fingerprint(of:)``), read a mebibyte at a time.
+    ///
+    /// - Throws: ``SearchError/Code/invalidCatalog`` when the file cannot be read.
+    public static func fingerprint(path: String) throws(SearchError) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw SearchError(code: .invalidCatalog, message: "cannot read catalog \(path)")
+        }
+        defer { try? handle.close() }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var total = 0
+        while true {
+            let chunk: Data
+            do {
+                chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+            } catch {
+                throw SearchError(code: .invalidCatalog, message: "cannot read catalog \(path)", cause: "\(error)")
+            }
+            if chunk.isEmpty { break }
+            total += chunk.count
+            chunk.withUnsafeBytes { hash = fingerprintStep(hash, $0) }
+        }
+        return "fnv64-\(String(hash, radix: 16))-\(total)"
     }
 
     /// Parses catalog text.

@@ -12,7 +12,7 @@ internal import Synchronization
 /// and sets delete bits on the entities it replaces; a delete only sets bits. Small segments are
 /// merged in the background (see ``MergePolicy``); readers never wait for a write or a merge.
 public final class SearchEngine: Sendable {
-    private struct State {
+    struct State {
         var current: CatalogSnapshot
         /// The fingerprint of the catalog file the current catalog started from.
         var baseline: String
@@ -21,13 +21,20 @@ public final class SearchEngine: Sendable {
         var nextGeneration: UInt64 = 2
         /// Whether a merge is queued or running.
         var merging = false
+        /// The files checkpoints wrote for heap segments, by segment serial.
+        var persisted: [UInt64: String] = [:]
+        /// The catalog file's bad lines, kept for the manifest.
+        var badLines: [CatalogLineError] = []
     }
 
-    private let state: Mutex<State>
+    let state: Mutex<State>
     /// Serialises writers, so the log's order is the order snapshots are built in.
     private let updateLock = Mutex<Void>(())
     /// Where writes become durable before they are applied; `nil` keeps them in memory only.
     public let log: CatalogLog?
+    /// Where segments are kept as mapped files (and, with a log, checkpointed); `nil` keeps them
+    /// on the heap.
+    let index: IndexDirectory?
     /// How long a replaced snapshot stays available to page tokens.
     public let retention: Duration
     /// The most replaced snapshots kept.
@@ -35,6 +42,10 @@ public final class SearchEngine: Sendable {
     /// When small segments are merged.
     let mergePolicy: MergePolicy
     private let mergeQueue = DispatchQueue(label: "vi-continue.segment-merge", qos: .utility)
+    /// One merge at a time, whoever runs it (the background queue or ``mergeUntilSettled()``).
+    private let mergeLock = Mutex<Void>(())
+    /// One checkpoint at a time: each writes files and then the manifest naming them.
+    let checkpointLock = Mutex<Void>(())
     let nowMs: @Sendable () -> Int64
 
     /// Creates an engine over a loaded catalog file (its rejected lines are the caller's to report),
@@ -45,20 +56,15 @@ public final class SearchEngine: Sendable {
     ///   - retention: How long replaced snapshots stay available to page tokens.
     ///   - maximumRetained: The most replaced snapshots kept.
     ///   - nowMs: The clock, in Unix milliseconds (tests pass their own).
-    public init(
+    public convenience init(
         catalog: CatalogFile, retention: Duration = .seconds(900), maximumRetained: Int = 1024,
         nowMs: @escaping @Sendable () -> Int64 = SearchEngine.systemNowMs
     ) {
         let (entities, _) = Self.accept(catalog.entities, dimensions: [:])
-        state = Mutex(
-            State(
-                current: CatalogSnapshot(version: 1, entities: entities, synonyms: catalog.synonyms),
-                baseline: catalog.fingerprint))
-        log = nil
-        self.retention = retention
-        self.maximumRetained = maximumRetained
-        mergePolicy = MergePolicy()
-        self.nowMs = nowMs
+        self.init(
+            current: CatalogSnapshot(version: 1, entities: entities, synonyms: catalog.synonyms),
+            baseline: catalog.fingerprint, nextGeneration: 2, log: nil, index: nil, retention: retention,
+            maximumRetained: maximumRetained, nowMs: nowMs)
     }
 
     /// Creates an engine whose writes are durable in `log`: the catalog file plus the changes the
@@ -72,33 +78,54 @@ public final class SearchEngine: Sendable {
     ///   - maximumRetained: The most replaced snapshots kept.
     ///   - nowMs: The clock, in Unix milliseconds.
     /// - Throws: ``SearchError/Code/storage`` when the log cannot be read or written.
-    public init(
+    public convenience init(
         catalog: CatalogFile, log: CatalogLog, retention: Duration = .seconds(900), maximumRetained: Int = 1024,
         nowMs: @escaping @Sendable () -> Int64 = SearchEngine.systemNowMs
     ) throws(SearchError) {
         let recovery = try log.recover(fingerprint: catalog.fingerprint)
         let (accepted, _) = Self.accept(catalog.entities, dimensions: [:])
-        // Changes are replayed as they were applied live (a segment per upsert, merged as the
-        // policy says), so the recovered index is the one the writes built.
+        let base = CatalogSnapshot(version: recovery.version, entities: accepted, synonyms: catalog.synonyms)
+        let (current, generation) = Self.replay(recovery.changes, onto: base, store: nil)
+        self.init(
+            current: current, baseline: catalog.fingerprint, nextGeneration: generation, log: log, index: nil,
+            retention: retention, maximumRetained: maximumRetained, nowMs: nowMs)
+    }
+
+    init(
+        current: CatalogSnapshot, baseline: String, nextGeneration: UInt64, log: CatalogLog?, index: IndexDirectory?,
+        retention: Duration, maximumRetained: Int, nowMs: @escaping @Sendable () -> Int64
+    ) {
+        state = Mutex(State(current: current, baseline: baseline, nextGeneration: nextGeneration))
+        self.log = log
+        self.index = index
+        self.retention = retention
+        self.maximumRetained = maximumRetained
+        mergePolicy = MergePolicy()
+        self.nowMs = nowMs
+    }
+
+    /// Applies logged changes to a snapshot as they were applied live (a segment per upsert,
+    /// merged as the policy says), so the recovered index is the one the writes built.
+    ///
+    /// - Returns: The snapshot after the changes, and the next generation to use.
+    static func replay(
+        _ changes: [(position: UInt64, change: CatalogChange)], onto base: CatalogSnapshot,
+        store: ((Segment) -> Segment)?
+    ) -> (CatalogSnapshot, UInt64) {
         let policy = MergePolicy()
-        var current = CatalogSnapshot(version: recovery.version, entities: accepted, synonyms: catalog.synonyms)
-        var generation: UInt64 = 2
-        for (position, change) in recovery.changes {
+        var current = base
+        var generation = base.generation + 1
+        for (position, change) in changes {
             current = current.applying(change, version: position, generation: generation).0
             generation += 1
             while let run = policy.segmentsToMerge(in: current),
-                let merged = SegmentMerge(run, of: current).install(into: current, generation: generation)
+                let merged = SegmentMerge(run, of: current, store: store).install(into: current, generation: generation)
             {
                 current = merged
                 generation += 1
             }
         }
-        state = Mutex(State(current: current, baseline: catalog.fingerprint, nextGeneration: generation))
-        self.log = log
-        self.retention = retention
-        self.maximumRetained = maximumRetained
-        mergePolicy = policy
-        self.nowMs = nowMs
+        return (current, generation)
     }
 
     /// Creates an engine over entities and synonym groups.
@@ -184,19 +211,30 @@ public final class SearchEngine: Sendable {
     /// - Throws: ``SearchError/Code/storage`` when the log cannot record the new baseline.
     @discardableResult
     public func replace(with file: CatalogFile) throws(SearchError) -> CatalogUpdate {
-        try updateLock.withLock { _ throws(SearchError) in
+        let update = try updateLock.withLock { _ throws(SearchError) -> CatalogUpdate in
             let old = snapshot
             let (accepted, errors) = Self.accept(file.entities, dimensions: [:])
             if state.withLock({ $0.baseline }) == file.fingerprint {
                 return CatalogUpdate(applied: 0, catalogVersion: old.version, errors: errors)
             }
             let version = try log?.startBaseline(fingerprint: file.fingerprint) ?? old.version + 1
+            let analyzer = Analyzer(synonyms: file.synonyms)
+            let built = Segment(entities: accepted, analyzer: analyzer)
+            let segment = (try? index?.store(built)) ?? built
             install { generation in
-                CatalogSnapshot(version: version, entities: accepted, synonyms: file.synonyms, generation: generation)
+                CatalogSnapshot(
+                    version: version, generation: generation, synonyms: file.synonyms, analyzer: analyzer,
+                    segments: [segment], deletes: [DeleteSet(documents: segment.count)])
             }
-            state.withLock { $0.baseline = file.fingerprint }
+            state.withLock {
+                $0.baseline = file.fingerprint
+                $0.badLines = file.errors
+            }
             return CatalogUpdate(applied: accepted.count, catalogVersion: version, errors: errors)
         }
+        // The next start maps the reloaded index instead of parsing the file again.
+        if log != nil { try checkpoint() }
+        return update
     }
 
     /// Runs one write: `body` turns the current snapshot into a change (or throws, and nothing
@@ -251,6 +289,9 @@ public final class SearchEngine: Sendable {
         guard start else { return }
         mergeQueue.async { [self] in
             while mergeOnce() {}
+            // Merges are what make a checkpoint worth writing; a failed one leaves the log and the
+            // previous manifest, which still recover everything.
+            if log != nil { try? checkpoint() }
             state.withLock { $0.merging = false }
             // A write between the last check and the flag may have asked for another merge.
             scheduleMerge()
@@ -265,9 +306,14 @@ public final class SearchEngine: Sendable {
     /// find their own snapshot.
     @discardableResult
     func mergeOnce() -> Bool {
+        mergeLock.withLock { _ in mergeOnceLocked() }
+    }
+
+    private func mergeOnceLocked() -> Bool {
         let base = snapshot
         guard let run = mergePolicy.segmentsToMerge(in: base) else { return false }
-        let merged = SegmentMerge(run, of: base)
+        let index = self.index
+        let merged = SegmentMerge(run, of: base, store: index.map { index in { (try? index.store($0)) ?? $0 } })
         updateLock.withLock { _ in
             install { generation in merged.install(into: snapshot, generation: generation) }
         }
@@ -277,6 +323,11 @@ public final class SearchEngine: Sendable {
     /// Merges until the policy asks for no more: for tests and benchmarks that want a settled index.
     public func mergeUntilSettled() {
         while mergeOnce() {}
+    }
+
+    /// Waits for the merges (and their checkpoint) queued so far to finish.
+    public func waitUntilIdle() {
+        mergeQueue.sync {}
     }
 
     /// The error for a batch with bad entities: each named by its index and reason (the first

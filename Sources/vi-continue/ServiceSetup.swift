@@ -31,16 +31,6 @@ struct ServiceSetup {
             throw Failure(description: "no --routes given and the bundled demo (Examples/demo) was not found")
         }
 
-        let catalog: CatalogFile
-        do {
-            let display = CatalogProgressDisplay(path: catalogPath)
-            catalog = try CatalogLoader.load(path: catalogPath, progress: display.report)
-        } catch {
-            throw Failure(description: "catalog \(catalogPath): \(error.message)")
-        }
-        for lineError in catalog.errors {
-            writeError("warning: \(catalogPath): \(lineError)")
-        }
         let table: RouteTable
         do {
             table = try RouteTable(contentsOfFile: routesPath)
@@ -48,34 +38,53 @@ struct ServiceSetup {
             throw Failure(description: "routes \(routesPath): \(error)")
         }
         let router = Router(table: table)
-        let types = Set(catalog.entities.map(\.type))
-        let missing = router.missingRoutes(forEntityTypes: types.sorted())
+
+        let choice = storeChoice ?? settings.value("store") ?? "sqlite"
+        let store = try makeStore(choice)
+        // `memory` keeps nothing across restarts, catalog writes included; every other store
+        // makes catalog writes durable in the state directory before they are acknowledged, and
+        // keeps the index there, so a restart maps it instead of parsing the catalog.
+        let log: CatalogLog?
+        let index: IndexDirectory
+        var writes = "catalog writes in memory"
+        if choice == "memory" {
+            log = nil
+            index = IndexDirectory.temporary()
+        } else {
+            let directory = try stateDirectory(settings)
+            do {
+                log = try CatalogLog(path: directory + "/catalog-log.sqlite")
+                index = try IndexDirectory(path: directory + "/index")
+            } catch {
+                throw Failure(description: "state directory \(directory): \(error.message)")
+            }
+            writes = "catalog writes logged in \(directory)/catalog-log.sqlite"
+        }
+        let engine: SearchEngine
+        let opening: CatalogOpening
+        do {
+            let display = CatalogProgressDisplay(path: catalogPath)
+            (engine, opening) = try SearchEngine.open(
+                catalogAt: catalogPath, log: log, index: index, progress: display.report)
+        } catch {
+            throw Failure(description: "catalog \(catalogPath): \(error.message)")
+        }
+        for lineError in opening.badLines {
+            writeError("warning: \(catalogPath): \(lineError)")
+        }
+        let missing = router.missingRoutes(forEntityTypes: opening.entityTypes)
         if !missing.isEmpty {
             writeError(
                 "warning: \(routesPath) has no open route for entity types \(missing.joined(separator: ", ")); "
                     + "their results link with the catalog's own links")
         }
-
-        let choice = storeChoice ?? settings.value("store") ?? "sqlite"
-        let store = try makeStore(choice)
-        // `memory` keeps nothing across restarts, catalog writes included; every other store
-        // makes catalog writes durable in the state directory before they are acknowledged.
-        let engine: SearchEngine
-        var writes = "catalog writes in memory"
-        if choice == "memory" {
-            engine = SearchEngine(catalog: catalog)
-        } else {
-            let logPath = try stateDirectory(settings) + "/catalog-log.sqlite"
-            do {
-                engine = try SearchEngine(catalog: catalog, log: CatalogLog(path: logPath))
-            } catch {
-                throw Failure(description: "catalog log \(logPath): \(error.message)")
-            }
-            writes = "catalog writes logged in \(logPath) (version \(engine.snapshot.version))"
-        }
+        let source =
+            opening.reusedIndex
+            ? "index mapped from the state directory, \(opening.replayedChanges) logged writes replayed"
+            : "index built from the file"
         let summary =
-            "catalog \(catalogPath) (\(engine.snapshot.count) entities, \(catalog.errors.count) bad lines), "
-            + "routes \(routesPath), sessions \(store.1), \(writes)"
+            "catalog \(catalogPath) (\(opening.entities) entities, \(opening.badLines.count) bad lines, \(source), "
+            + "version \(engine.snapshot.version)), routes \(routesPath), sessions \(store.1), \(writes)"
         let timeToLive = try seconds("session-ttl", default: 86_400, minimum: 1)
         let purgeInterval = try seconds("purge-interval", default: 60, minimum: 0.01)
         return ServiceSetup(

@@ -52,7 +52,9 @@ struct SegmentMerge {
     let mapping: [[Int32]]
 
     /// Builds the merged segment from `run` of `snapshot` (the slow part, without any lock).
-    init(_ run: Range<Int>, of snapshot: CatalogSnapshot) {
+    ///
+    /// - Parameter store: Puts the merged segment where it is to live (a mapped file), if given.
+    init(_ run: Range<Int>, of snapshot: CatalogSnapshot, store: ((Segment) -> Segment)? = nil) {
         sources = Array(snapshot.segments[run])
         sourceDeletes = Array(snapshot.deletes[run])
         var builder = SegmentBuilder(analyzer: snapshot.analyzer)
@@ -67,7 +69,8 @@ struct SegmentMerge {
         }
         self.mapping = mapping
         // The builder's own output always has a consistent shape.
-        merged = try! Segment(builder.finish())
+        let segment = try! Segment(builder.finish())
+        merged = store?(segment) ?? segment
     }
 
     /// The current snapshot with the run replaced by the merged segment, or `nil` when the run is

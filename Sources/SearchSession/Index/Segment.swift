@@ -12,6 +12,11 @@ final class Segment: @unchecked Sendable {
     let region: ByteRegion
     /// The number of documents, deleted ones included.
     let count: Int
+    /// The file in an ``IndexDirectory`` the segment is mapped from; `nil` for one on the heap.
+    let fileName: String?
+    /// Tells segments apart for as long as the process runs (a checkpoint remembers which it wrote).
+    let serial: UInt64
+    private static let serials = Atomic<UInt64>(0)
 
     let stringBytes: UnsafeBufferPointer<UInt8>
     let stringOffsets: UnsafeBufferPointer<UInt32>
@@ -70,9 +75,11 @@ final class Segment: @unchecked Sendable {
     ///
     /// - Throws: ``SearchError/Code/storage`` when the bytes are not a whole segment of this
     ///   format (their sections' sizes disagree with each other).
-    init(_ region: ByteRegion) throws(SearchError) {
+    init(_ region: ByteRegion, fileName: String? = nil) throws(SearchError) {
         let table = try SectionTable(region)
         self.region = region
+        self.fileName = fileName
+        serial = Self.serials.add(1, ordering: .relaxed).newValue
         stringBytes = table.array(.stringBytes)
         stringOffsets = table.array(.stringOffsets)
         docType = table.array(.docType)

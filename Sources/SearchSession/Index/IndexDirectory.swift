@@ -1,0 +1,158 @@
+internal import Foundation
+internal import Synchronization
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// Where a catalog's index segments live as files, with a manifest naming the segments and
+/// delete bits of one snapshot: what a restart maps instead of parsing the catalog file again.
+///
+/// Segment files are written once (to a temporary name, fsynced, renamed) and never changed; the
+/// manifest is replaced the same way, after the segments it names are on disk, so a crash leaves
+/// the previous manifest or the new one, each naming whole files. Files no manifest names are
+/// removed when the next one is written (a mapped file stays readable after it is unlinked).
+///
+/// A temporary directory (``temporary()``) serves an engine that keeps nothing across restarts:
+/// its segments are still mapped from files (unlinked at once), so the kernel can drop their
+/// untouched pages instead of keeping them as anonymous memory.
+public final class IndexDirectory: Sendable {
+    /// The directory.
+    public let path: String
+    /// Whether files are unlinked once mapped (a temporary directory keeps no manifest).
+    private let unlinksFiles: Bool
+    private let counter = Mutex<UInt64>(0)
+    /// The segments mapped from this directory's files, by file name: a file is removed only
+    /// when no manifest names it and no segment of this process maps it any more (a retained
+    /// snapshot, a merge in flight).
+    private let mapped = Mutex<[String: WeakSegment]>([:])
+
+    private final class WeakSegment: @unchecked Sendable {
+        weak var segment: Segment?
+        init(_ segment: Segment) { self.segment = segment }
+    }
+
+    /// What a manifest records: one snapshot of the index.
+    struct Manifest: Codable {
+        var format = 1
+        /// The fingerprint of the catalog file the index was built from.
+        var baseline: String
+        var synonyms: [[String]]
+        /// The catalog version the segments hold (the catalog log's position).
+        var version: UInt64
+        var segments: [Entry]
+        /// The catalog file's bad lines, reported again when the index is reused.
+        var badLines: [CatalogLineError]
+
+        struct Entry: Codable {
+            var file: String
+            var deleted: [Int]
+        }
+    }
+
+    /// Opens (creating if needed) an index directory.
+    ///
+    /// - Throws: ``SearchError/Code/storage`` when it cannot be created.
+    public init(path: String) throws(SearchError) {
+        self.path = path
+        unlinksFiles = false
+        try Self.makeDirectory(path)
+    }
+
+    private init(temporaryPath: String) {
+        path = temporaryPath
+        unlinksFiles = true
+    }
+
+    /// Segment files in `$TMPDIR` (or /tmp), each unlinked as soon as it is mapped: nothing is
+    /// left behind, whenever the process ends.
+    public static func temporary() -> IndexDirectory {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return IndexDirectory(temporaryPath: base)
+    }
+
+    private static func makeDirectory(_ path: String) throws(SearchError) {
+        var prefix = ""
+        for (index, component) in path.split(separator: "/", omittingEmptySubsequences: false).enumerated() {
+            prefix = index == 0 ? String(component) : prefix + "/" + component
+            if prefix.isEmpty { continue }
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw .storageFailure("cannot create index directory \(path)")
+            }
+        }
+    }
+
+    /// Writes a segment to a new file and maps it.
+    ///
+    /// - Returns: The same segment, read from its file.
+    func store(_ segment: Segment) throws(SearchError) -> Segment {
+        let name = counter.withLock { n in
+            n += 1
+            return "segment-\(UInt64(Date().timeIntervalSince1970 * 1000))-\(getpid())-\(n).vis"
+        }
+        let file = path + "/" + name
+        try segment.region.write(to: file)
+        let segment = try Segment(ByteRegion.map(path: file), fileName: name)
+        if unlinksFiles {
+            unlink(file)
+        } else {
+            mapped.withLock { $0[name] = WeakSegment(segment) }
+        }
+        return segment
+    }
+
+    /// The manifest, if there is a readable one.
+    func manifest() -> Manifest? {
+        guard let data = FileManager.default.contents(atPath: path + "/manifest.json") else { return nil }
+        return try? JSONDecoder().decode(Manifest.self, from: data)
+    }
+
+    /// Replaces the manifest (fsynced, renamed into place, directory fsynced), then removes the
+    /// segment files that neither it names nor a live segment maps.
+    func write(_ manifest: Manifest) throws(SearchError) {
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(manifest)
+        } catch {
+            throw SearchError(code: .storage, message: "cannot encode the index manifest", cause: "\(error)")
+        }
+        let bytes = [UInt8](data)
+        let region = ByteRegion.build(count: bytes.count) { $0.copyBytes(from: bytes) }
+        try region.write(to: path + "/manifest.json")
+        let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
+        removeUnused(keeping: manifest)
+    }
+
+    /// Removes segment files that `manifest` does not name and no live segment maps (at start,
+    /// those a crash left between writing a segment and the manifest).
+    func removeUnused(keeping manifest: Manifest?) {
+        let named = Set(manifest?.segments.map(\.file) ?? [])
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        mapped.withLock { mapped in
+            for file in files where file.hasSuffix(".vis") && !named.contains(file) {
+                if mapped[file]?.segment != nil { continue }
+                mapped[file] = nil
+                unlink(path + "/" + file)
+            }
+        }
+    }
+
+    /// Maps the segments a manifest names.
+    ///
+    /// - Throws: ``SearchError/Code/storage`` when a file is missing or not a whole segment.
+    func segments(of manifest: Manifest) throws(SearchError) -> [(Segment, DeleteSet)] {
+        var out = [(Segment, DeleteSet)]()
+        for entry in manifest.segments {
+            let segment = try Segment(ByteRegion.map(path: path + "/" + entry.file), fileName: entry.file)
+            mapped.withLock { $0[entry.file] = WeakSegment(segment) }
+            var deletes = DeleteSet(documents: segment.count)
+            for doc in entry.deleted where doc >= 0 && doc < segment.count { deletes.insert(doc) }
+            out.append((segment, deletes))
+        }
+        return out
+    }
+}

@@ -1,0 +1,124 @@
+internal import Synchronization
+
+/// What opening a catalog found: for the operator's start-up lines.
+public struct CatalogOpening: Sendable {
+    /// Entities in the catalog now.
+    public var entities: Int
+    /// The catalog file's bad lines (from the persisted index's manifest when it was reused).
+    public var badLines: [CatalogLineError]
+    /// Whether the persisted index was mapped instead of building one from the file.
+    public var reusedIndex: Bool
+    /// Logged writes applied on top.
+    public var replayedChanges: Int
+    /// The entity types of the catalog.
+    public var entityTypes: [String]
+}
+
+extension SearchEngine {
+    /// Opens the catalog of a file with its state in an index directory and, optionally, a log.
+    ///
+    /// When the directory's manifest was written for the same file bytes (and the log reaches its
+    /// version), its segments are mapped and only the writes logged after it are replayed: the
+    /// file is read once, for its fingerprint, not parsed. Otherwise the file is parsed, the index
+    /// built, written to the directory and mapped, then every logged write replayed on top. With a
+    /// log the result is checkpointed, so the next start maps it.
+    ///
+    /// - Parameters:
+    ///   - path: The catalog file (JSON Lines).
+    ///   - log: Where writes are durable; `nil` keeps them in memory.
+    ///   - index: Where segments live as files.
+    ///   - retention: How long replaced snapshots stay available to page tokens.
+    ///   - progress: Parsing progress, when the file is parsed.
+    /// - Returns: The engine and what the opening found.
+    /// - Throws: ``SearchError/Code/invalidCatalog`` when the file cannot be read;
+    ///   ``SearchError/Code/storage`` when the log or the directory cannot be used.
+    public static func open(
+        catalogAt path: String, log: CatalogLog?, index: IndexDirectory, retention: Duration = .seconds(900),
+        progress: ((CatalogLoadProgress) -> Void)? = nil
+    ) throws(SearchError) -> (SearchEngine, CatalogOpening) {
+        let fingerprint = try CatalogLoader.fingerprint(path: path)
+        let recovery =
+            try log?.recover(fingerprint: fingerprint)
+            ?? CatalogLog.Recovery(changes: [], version: 1, startedBaseline: true)
+        let store: (Segment) -> Segment = { (try? index.store($0)) ?? $0 }
+        var base: CatalogSnapshot?
+        var badLines = [CatalogLineError]()
+        var synonyms = [[String]]()
+        let manifest = log == nil ? nil : index.manifest()
+        if log != nil { index.removeUnused(keeping: manifest) }
+        if let manifest, manifest.baseline == fingerprint,
+            manifest.version <= recovery.version, !recovery.startedBaseline,
+            let mapped = try? index.segments(of: manifest)
+        {
+            synonyms = manifest.synonyms
+            badLines = manifest.badLines
+            base = CatalogSnapshot(
+                version: manifest.version, generation: 1, synonyms: synonyms, analyzer: Analyzer(synonyms: synonyms),
+                segments: mapped.map(\.0), deletes: mapped.map(\.1))
+        }
+        let reused = base != nil
+        if base == nil {
+            let file = try CatalogLoader.load(path: path, progress: progress)
+            badLines = file.errors
+            synonyms = file.synonyms
+            let (entities, _) = accept(file.entities, dimensions: [:])
+            let analyzer = Analyzer(synonyms: synonyms)
+            let segment = store(Segment(entities: entities, analyzer: analyzer))
+            base = CatalogSnapshot(
+                version: recovery.changes.first.map { $0.position - 1 } ?? recovery.version, generation: 1,
+                synonyms: synonyms, analyzer: analyzer, segments: [segment],
+                deletes: [DeleteSet(documents: segment.count)])
+        }
+        let start = base!.version
+        let changes = recovery.changes.filter { $0.position > start }
+        var (current, generation) = replay(changes, onto: base!, store: store)
+        if current.version < recovery.version {
+            // The log's last entry is its baseline (no changes since): the catalog is at its position.
+            current = CatalogSnapshot(
+                version: recovery.version, generation: generation, synonyms: current.synonyms,
+                analyzer: current.analyzer, segments: current.segments, deletes: current.deletes)
+            generation += 1
+        }
+        let engine = SearchEngine(
+            current: current, baseline: fingerprint, nextGeneration: generation, log: log, index: index,
+            retention: retention, maximumRetained: 1024, nowMs: SearchEngine.systemNowMs)
+        engine.state.withLock { $0.badLines = badLines }
+        if log != nil && (!reused || !changes.isEmpty) { try engine.checkpoint() }
+        let opening = CatalogOpening(
+            entities: current.count, badLines: badLines, reusedIndex: reused, replayedChanges: changes.count,
+            entityTypes: current.numbering.typeNames.sorted())
+        return (engine, opening)
+    }
+
+    /// Writes the current snapshot's segments that are not yet files, then a manifest naming all
+    /// of them with their delete bits: a restart maps these instead of parsing the catalog.
+    ///
+    /// - Throws: ``SearchError/Code/storage`` when a file cannot be written.
+    public func checkpoint() throws(SearchError) {
+        guard let index else { return }
+        try checkpointLock.withLock { _ throws(SearchError) in try checkpoint(into: index) }
+    }
+
+    private func checkpoint(into index: IndexDirectory) throws(SearchError) {
+        let snapshot = self.snapshot
+        let known = state.withLock { $0.persisted }
+        var written = [UInt64: String]()
+        var entries = [IndexDirectory.Manifest.Entry]()
+        for (s, segment) in snapshot.segments.enumerated() {
+            var name = segment.fileName ?? known[segment.serial]
+            if name == nil {
+                name = try index.store(segment).fileName
+            }
+            written[segment.serial] = name!
+            entries.append(.init(file: name!, deleted: snapshot.deletes[s].docs))
+        }
+        let baseline = state.withLock { $0.baseline }
+        let badLines = state.withLock { $0.badLines }
+        try index.write(
+            IndexDirectory.Manifest(
+                baseline: baseline, synonyms: snapshot.synonyms, version: snapshot.version, segments: entries,
+                badLines: badLines))
+        // Only the segments of this snapshot can be in the next one's file list.
+        state.withLock { $0.persisted = written }
+    }
+}
