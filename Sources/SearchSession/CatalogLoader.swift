@@ -68,6 +68,17 @@ public enum CatalogLoader {
     public static func load(
         path: String, progress: ((CatalogLoadProgress) -> Void)? = nil
     ) throws(SearchError) -> CatalogFile {
+        var entities = [Entity]()
+        var file = try load(path: path, progress: progress) { entities.append($0) }
+        file.entities = entities
+        return file
+    }
+
+    /// Loads a catalog file, handing each good entity to `sink` as it is read (see
+    /// ``parse(_:baseDirectory:progress:sink:)``).
+    static func load(
+        path: String, progress: ((CatalogLoadProgress) -> Void)?, sink: (Entity) -> Void
+    ) throws(SearchError) -> CatalogFile {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -75,7 +86,7 @@ public enum CatalogLoader {
             throw SearchError(code: .invalidCatalog, message: "cannot read catalog \(path)", cause: "\(error)")
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        return parse(Array(data), baseDirectory: directory, progress: progress)
+        return parse(Array(data), baseDirectory: directory, progress: progress, sink: sink)
     }
 
     /// FNV-1a (64 bit) over the bytes, eight at a time, with the length: enough to notice an edited
@@ -136,6 +147,25 @@ public enum CatalogLoader {
     public static func parse(
         _ bytes: [UInt8], baseDirectory: String? = nil, progress: ((CatalogLoadProgress) -> Void)? = nil
     ) -> CatalogFile {
+        var entities = [Entity]()
+        var file = parse(bytes, baseDirectory: baseDirectory, progress: progress) { entities.append($0) }
+        file.entities = entities
+        return file
+    }
+
+    /// Parses catalog text, handing each good entity to `sink` as it is read instead of keeping
+    /// them: a large catalog goes into an index without all its entities in memory at once.
+    ///
+    /// - Parameters:
+    ///   - bytes: The JSON Lines bytes.
+    ///   - baseDirectory: Where `image_file` paths are relative to; `nil` rejects lines with one.
+    ///   - progress: Called every few hundred lines and once at the end.
+    ///   - sink: Called with each entity, in file order.
+    /// - Returns: The synonyms and rejected lines (no entities).
+    static func parse(
+        _ bytes: [UInt8], baseDirectory: String?, progress: ((CatalogLoadProgress) -> Void)?,
+        sink: (Entity) -> Void
+    ) -> CatalogFile {
         var result = CatalogFile(entities: [], synonyms: [], errors: [], fingerprint: Self.fingerprint(of: bytes))
         var seen = [EntityRef: Int]()
         var lineNumber = 0
@@ -166,7 +196,7 @@ public enum CatalogLoader {
                         code: .invalidCatalog, message: "duplicate entity \(entity.ref) (first on line \(first))")
                 }
                 seen[entity.ref] = lineNumber
-                result.entities.append(entity)
+                sink(entity)
             } catch {
                 var reason = error.message
                 if let cause = error.cause { reason += ": \(cause)" }

@@ -1,5 +1,19 @@
 internal import Synchronization
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// Returns the allocator's free pages to the system, where the C library can (glibc's
+/// `malloc_trim`, looked up at run time: Swift's Glibc module does not export it).
+func releaseFreeMemory() {
+    #if canImport(Glibc)
+        typealias Trim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(nil, "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+    #endif
+}
+
 /// What opening a catalog found: for the operator's start-up lines.
 public struct CatalogOpening: Sendable {
     /// Entities in the catalog now.
@@ -58,12 +72,20 @@ extension SearchEngine {
         }
         let reused = base != nil
         if base == nil {
-            let file = try CatalogLoader.load(path: path, progress: progress)
+            // Entities go from the parser straight into the segment's columns: the catalog is
+            // never in memory as entity values all at once.
+            var builder = SegmentBuilder()
+            var dimensions = [String: Int]()
+            let file = try CatalogLoader.load(path: path, progress: progress) { entity in
+                if accepts(entity, dimensions: &dimensions) { builder.add(entity) }
+            }
             badLines = file.errors
             synonyms = file.synonyms
-            let (entities, _) = accept(file.entities, dimensions: [:])
             let analyzer = Analyzer(synonyms: synonyms)
-            let segment = store(Segment(entities: entities, analyzer: analyzer))
+            let region = builder.finish(analyzer: analyzer)
+            builder = SegmentBuilder()  // its columns are in the region now
+            // The builder's own output always has a consistent shape.
+            let segment = store(try! Segment(region))
             base = CatalogSnapshot(
                 version: recovery.changes.first.map { $0.position - 1 } ?? recovery.version, generation: 1,
                 synonyms: synonyms, analyzer: analyzer, segments: [segment],
@@ -79,6 +101,9 @@ extension SearchEngine {
                 analyzer: current.analyzer, segments: current.segments, deletes: current.deletes)
             generation += 1
         }
+        // Parsing and building leave the heap much larger than what stays in use (the index is
+        // mapped from a file): hand the free pages back to the system.
+        releaseFreeMemory()
         let engine = SearchEngine(
             current: current, baseline: fingerprint, nextGeneration: generation, log: log, index: index,
             retention: retention, maximumRetained: 1024, nowMs: SearchEngine.systemNowMs)

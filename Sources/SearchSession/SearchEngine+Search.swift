@@ -420,7 +420,7 @@ final class SortKeys {
                 self.numbers.append(segment.attributeNumber[p])
             } else {
                 kinds.append(2)
-                bytes.append(segment.bytes(segment.valueStrings[Int(value)]))
+                bytes.append(segment.nameBytes(segment.valueStrings[Int(value)]))
                 self.numbers.append(0)
             }
         }

@@ -340,6 +340,21 @@ public final class SearchEngine: Sendable {
                 + shown.joined(separator: "; ") + more)
     }
 
+    /// Whether one entity of a catalog file can be indexed: valid on its own, and its prints of
+    /// the dimension the file's first print of each model set.
+    static func accepts(_ entity: Entity, dimensions: inout [String: Int]) -> Bool {
+        do throws(SearchError) {
+            try entity.validate()
+        } catch {
+            return false
+        }
+        for print in entity.prints {
+            if let known = dimensions[print.model], known != print.values.count { return false }
+        }
+        for print in entity.prints where dimensions[print.model] == nil { dimensions[print.model] = print.values.count }
+        return true
+    }
+
     /// Validates a batch: each entity on its own, one entity per reference, one dimension per model.
     static func accept(_ batch: [Entity], dimensions: [String: Int]) -> ([Entity], [CatalogUpdate.EntityError]) {
         var dimensions = dimensions

@@ -42,10 +42,10 @@ struct FacetNumbering: Sendable {
     init(segments: [Segment]) {
         var ranges = [(min: Double, max: Double, integral: Bool)?]()
         for segment in segments {
-            typeMap.append(segment.typeNames.map { number(&typeNumbers, &typeNames, segment.string($0)) })
+            typeMap.append(segment.typeNames.map { number(&typeNumbers, &typeNames, segment.name($0)) })
             var categories = [Int32]()
             for (local, name) in segment.categoryNames.enumerated() {
-                let global = number(&categoryNumbers, &categoryNames, segment.string(name))
+                let global = number(&categoryNumbers, &categoryNames, segment.name(name))
                 if Int(global) == categoryParent.count {
                     let parent = segment.categoryParent[local]
                     categoryParent.append(parent == .max ? -1 : categories[Int(parent)])
@@ -55,7 +55,7 @@ struct FacetNumbering: Sendable {
             categoryMap.append(categories)
             var attributes = [Int32]()
             for (local, name) in segment.attributeNames.enumerated() {
-                let global = number(&attributeNumbers, &attributeNames, segment.string(name))
+                let global = number(&attributeNumbers, &attributeNames, segment.name(name))
                 if Int(global) == hasStrings.count {
                     hasStrings.append(false)
                     ranges.append(nil)
@@ -76,7 +76,7 @@ struct FacetNumbering: Sendable {
             values.reserveCapacity(segment.valueStrings.count)
             for (local, text) in segment.valueStrings.enumerated() {
                 let key = ValueKey(
-                    attribute: attributes[Int(segment.valueAttribute[local])], label: segment.string(text))
+                    attribute: attributes[Int(segment.valueAttribute[local])], label: segment.name(text))
                 if let known = valueNumbers[key] {
                     values.append(known)
                 } else {

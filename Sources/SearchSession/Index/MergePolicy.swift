@@ -57,7 +57,7 @@ struct SegmentMerge {
     init(_ run: Range<Int>, of snapshot: CatalogSnapshot, store: ((Segment) -> Segment)? = nil) {
         sources = Array(snapshot.segments[run])
         sourceDeletes = Array(snapshot.deletes[run])
-        var builder = SegmentBuilder(analyzer: snapshot.analyzer)
+        var builder = SegmentBuilder()
         var mapping = [[Int32]]()
         for (k, segment) in sources.enumerated() {
             var local = [Int32](repeating: -1, count: segment.count)
@@ -69,7 +69,7 @@ struct SegmentMerge {
         }
         self.mapping = mapping
         // The builder's own output always has a consistent shape.
-        let segment = try! Segment(builder.finish())
+        let segment = try! Segment(builder.finish(analyzer: snapshot.analyzer))
         merged = store?(segment) ?? segment
     }
 

@@ -18,8 +18,13 @@ final class Segment: @unchecked Sendable {
     let serial: UInt64
     private static let serials = Atomic<UInt64>(0)
 
+    /// Per-document strings (titles, URLs, ids): read for the few results shown.
     let stringBytes: UnsafeBufferPointer<UInt8>
     let stringOffsets: UnsafeBufferPointer<UInt32>
+    /// Names shared by many documents (types, categories, tags, attribute names and values,
+    /// terms, locales): kept apart, so reading the dictionaries touches few pages.
+    let nameBytes: UnsafeBufferPointer<UInt8>
+    let nameOffsets: UnsafeBufferPointer<UInt32>
     let docType: UnsafeBufferPointer<UInt32>
     let docID: UnsafeBufferPointer<UInt32>
     let docTitle: UnsafeBufferPointer<UInt32>
@@ -82,6 +87,8 @@ final class Segment: @unchecked Sendable {
         serial = Self.serials.add(1, ordering: .relaxed).newValue
         stringBytes = table.array(.stringBytes)
         stringOffsets = table.array(.stringOffsets)
+        nameBytes = table.array(.nameBytes)
+        nameOffsets = table.array(.nameOffsets)
         docType = table.array(.docType)
         docID = table.array(.docID)
         docTitle = table.array(.docTitle)
@@ -132,9 +139,9 @@ final class Segment: @unchecked Sendable {
         let dimensions: UnsafeBufferPointer<UInt32> = table.array(.vectorDimensions)
         let allowances: UnsafeBufferPointer<Double> = table.array(.vectorAllowances)
         var vectors = [String: VectorRows]()
-        let strings = (stringBytes, stringOffsets)
+        let names = (nameBytes, nameOffsets)
         for m in 0..<models.count where m < dimensions.count && m < allowances.count {
-            let name = Self.string(models[m], in: strings)
+            let name = Self.string(models[m], in: names)
             vectors[name] = VectorRows(
                 dimension: Int(dimensions[m]), rows: table.array(.vectorRows(m)),
                 halfRows: table.array(.vectorHalfRows(m)), halfAllowance: allowances[m],
@@ -146,10 +153,10 @@ final class Segment: @unchecked Sendable {
 
     /// Builds a segment from entities in document order.
     convenience init(entities: some Sequence<Entity>, analyzer: Analyzer) {
-        var builder = SegmentBuilder(analyzer: analyzer)
+        var builder = SegmentBuilder()
         for entity in entities { builder.add(entity) }
         // The builder's own output always has a consistent shape.
-        try! self.init(builder.finish())
+        try! self.init(builder.finish(analyzer: analyzer))
     }
 
     /// Checks that per-document and start arrays agree, so no accessor reads out of bounds.
@@ -165,7 +172,8 @@ final class Segment: @unchecked Sendable {
             (typeDocStart, typeDocs.count), (categoryDocStart, categoryDocs.count),
         ]
         guard perDocument.allSatisfy({ $0 == count }), stringOffsets.count >= 2,
-            Int(stringOffsets.last!) == stringBytes.count,
+            Int(stringOffsets.last!) == stringBytes.count, nameOffsets.count >= 2,
+            Int(nameOffsets.last!) == nameBytes.count,
             [docTagStart, docAttributeStart, docLocalizedStart, docRelatedStart].allSatisfy({ $0.count == count + 1 }),
             starts.allSatisfy({ start, items in start.last.map { Int($0) == items } ?? (items == 0) }),
             attributeValue.count == attributeName.count, attributeNumber.count == attributeName.count,
@@ -194,9 +202,21 @@ final class Segment: @unchecked Sendable {
     }
 
     /// Whether string `id` is `text`, without making a String.
-    func string(_ id: UInt32, equals text: String) -> Bool {
+    func string(_ id: UInt32, equals text: String) -> Bool { Self.equal(bytes(id), text) }
+
+    /// Name `id` of the segment (a type, category, tag, attribute name or value, term, locale).
+    func name(_ id: UInt32) -> String { Self.string(id, in: (nameBytes, nameOffsets)) }
+
+    /// Name `id`'s bytes, in place.
+    func nameBytes(_ id: UInt32) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: nameBytes[Int(nameOffsets[Int(id)])..<Int(nameOffsets[Int(id) + 1])])
+    }
+
+    /// Whether name `id` is `text`, without making a String.
+    func name(_ id: UInt32, equals text: String) -> Bool { Self.equal(nameBytes(id), text) }
+
+    private static func equal(_ stored: UnsafeBufferPointer<UInt8>, _ text: String) -> Bool {
         var text = text
-        let stored = bytes(id)
         return text.withUTF8 {
             $0.count == stored.count && ($0.isEmpty || memcmp($0.baseAddress!, stored.baseAddress!, $0.count) == 0)
         }
@@ -204,14 +224,14 @@ final class Segment: @unchecked Sendable {
 
     // MARK: Documents
 
-    func type(of doc: Int) -> String { string(typeNames[Int(docType[doc])]) }
+    func type(of doc: Int) -> String { name(typeNames[Int(docType[doc])]) }
     func id(of doc: Int) -> String { string(docID[doc]) }
     func ref(of doc: Int) -> EntityRef { EntityRef(type: type(of: doc), id: id(of: doc)) }
 
     /// The document's category path, or "".
     func category(of doc: Int) -> String {
         let number = docCategory[doc]
-        return number == .max ? "" : string(categoryNames[Int(number)])
+        return number == .max ? "" : name(categoryNames[Int(number)])
     }
 
     /// The document's attribute pairs, as positions in the attribute arrays.
@@ -220,7 +240,7 @@ final class Segment: @unchecked Sendable {
     /// The value of pair `p` as the catalog gave it.
     func attributeValue(at p: Int) -> AttributeValue {
         let value = attributeValue[p]
-        return value == .max ? .number(attributeNumber[p]) : .string(string(valueStrings[Int(value)]))
+        return value == .max ? .number(attributeNumber[p]) : .string(name(valueStrings[Int(value)]))
     }
 
     /// The document's value of the attribute with this segment's number `attribute`, if any.
@@ -231,7 +251,7 @@ final class Segment: @unchecked Sendable {
 
     /// The number of an attribute name in this segment.
     func attributeNumber(named name: String) -> UInt32? {
-        attributeNames.firstIndex { string($0, equals: name) }.map(UInt32.init)
+        attributeNames.firstIndex { self.name($0, equals: name) }.map(UInt32.init)
     }
 
     /// The title and subtitle to show in `locale`: an exact match (`de-AT`), then its language
@@ -244,7 +264,7 @@ final class Segment: @unchecked Sendable {
         if locale.isEmpty || localized.isEmpty { return LocalizedText(title: title, subtitle: subtitle) }
         var texts = [String: LocalizedText]()
         for k in localized {
-            texts[string(localizedLocale[k])] = LocalizedText(
+            texts[name(localizedLocale[k])] = LocalizedText(
                 title: string(localizedTitle[k]), subtitle: string(localizedSubtitle[k]))
         }
         let entity = Entity(type: "", id: "", title: title, subtitle: subtitle, localized: texts)
@@ -255,11 +275,11 @@ final class Segment: @unchecked Sendable {
     func entity(_ doc: Int) -> Entity {
         var attributes = [String: AttributeValue]()
         for p in self.attributes(of: doc) {
-            attributes[string(attributeNames[Int(attributeName[p])])] = attributeValue(at: p)
+            attributes[name(attributeNames[Int(attributeName[p])])] = attributeValue(at: p)
         }
         var localized = [String: LocalizedText]()
         for k in Int(docLocalizedStart[doc])..<Int(docLocalizedStart[doc + 1]) {
-            localized[string(localizedLocale[k])] = LocalizedText(
+            localized[name(localizedLocale[k])] = LocalizedText(
                 title: string(localizedTitle[k]), subtitle: string(localizedSubtitle[k]))
         }
         var prints = [FeaturePrint]()
@@ -279,11 +299,11 @@ final class Segment: @unchecked Sendable {
         return Entity(
             type: type(of: doc), id: id(of: doc), title: string(docTitle[doc]), subtitle: string(docSubtitle[doc]),
             category: category(of: doc),
-            tags: (Int(docTagStart[doc])..<Int(docTagStart[doc + 1])).map { string(tags[$0]) },
+            tags: (Int(docTagStart[doc])..<Int(docTagStart[doc + 1])).map { name(tags[$0]) },
             attributes: attributes, imageURL: string(docImage[doc]), thumbnailURL: string(docThumbnail[doc]),
             prints: prints,
             related: (Int(docRelatedStart[doc])..<Int(docRelatedStart[doc + 1])).map {
-                EntityRef(type: string(relatedType[$0]), id: string(relatedID[$0]))
+                EntityRef(type: name(relatedType[$0]), id: string(relatedID[$0]))
             },
             localized: localized, link: string(docLink[doc]))
     }
@@ -291,7 +311,7 @@ final class Segment: @unchecked Sendable {
     /// The related references of a document.
     func related(of doc: Int) -> [EntityRef] {
         (Int(docRelatedStart[doc])..<Int(docRelatedStart[doc + 1])).map {
-            EntityRef(type: string(relatedType[$0]), id: string(relatedID[$0]))
+            EntityRef(type: name(relatedType[$0]), id: string(relatedID[$0]))
         }
     }
 
@@ -308,7 +328,7 @@ final class Segment: @unchecked Sendable {
         }
         while low < refHashes.count && refHashes[low] == hash {
             let doc = Int(refDocs[low])
-            if string(docID[doc], equals: ref.id) && string(typeNames[Int(docType[doc])], equals: ref.type) {
+            if string(docID[doc], equals: ref.id) && name(typeNames[Int(docType[doc])], equals: ref.type) {
                 return doc
             }
             low += 1
@@ -323,7 +343,7 @@ final class Segment: @unchecked Sendable {
         var slot = Int(truncatingIfNeeded: Self.hash(term)) & mask
         while termTable[slot] != 0 {
             let number = Int(termTable[slot] - 1)
-            if string(termStrings[number], equals: term) { return number }
+            if name(termStrings[number], equals: term) { return number }
             slot = (slot + 1) & mask
         }
         return nil

@@ -1,17 +1,19 @@
 /// Builds an index segment from entities, one at a time, in document order.
 ///
-/// Everything is numbered as it arrives (strings, terms, types, categories, attributes and their
-/// string values), postings collect per term, and ``finish()`` turns it all into the flat sections
-/// of ``SegmentFormat``. Frequencies are BM25F-normalised at the end, once the segment's average
-/// field lengths are known (see ``TextField``).
+/// Everything but the text is numbered as it arrives (names, types, categories, attributes and
+/// their string values) into compact columns, so a large catalog streams in without its entities
+/// held in memory. ``finish(analyzer:)`` then analyzes each document's text from those columns into
+/// postings (BM25F-normalised with the segment's average field lengths, see ``TextField``) and
+/// writes the flat sections of ``SegmentFormat``; the analyzer is needed only then, so a catalog
+/// file's synonym lines may come after its entities.
 struct SegmentBuilder {
-    private let analyzer: Analyzer
-
-    // Strings: ids of values that repeat (types, tags, categories, attribute values, locales)
-    // are shared; unique ones (titles, URLs) are appended without a lookup.
+    // Strings of one document (titles, URLs) are appended without a lookup; names that repeat
+    // (types, tags, categories, attribute values, locales, terms) are stored once.
     private var stringBytes: [UInt8] = []
     private var stringOffsets: [UInt32] = [0, 0]  // string 0 is ""
-    private var sharedStrings: [String: UInt32] = ["": 0]
+    private var nameBytes: [UInt8] = []
+    private var nameOffsets: [UInt32] = [0, 0]  // name 0 is ""
+    private var nameIDs: [String: UInt32] = ["": 0]
 
     private var docType: [UInt32] = []
     private var docID: [UInt32] = []
@@ -57,13 +59,6 @@ struct SegmentBuilder {
         var value: String
     }
 
-    /// Per term: the documents and, per document, the term's count in each field.
-    private var termNumbers: [String: UInt32] = [:]
-    private var termStrings: [UInt32] = []
-    private var postings: [[(doc: UInt32, counts: FieldCounts)]] = []
-    /// Per document: its field lengths in terms.
-    private var fieldLengths: [FieldCounts] = []
-    private var phrases: [UInt64: [UInt32]] = [:]
     private var refs: [(hash: UInt64, doc: UInt32)] = []
     private var vectors: [String: VectorIndex] = [:]
     private var vectorOrder: [String] = []
@@ -99,9 +94,7 @@ struct SegmentBuilder {
     /// How many documents were added.
     var count: Int { docType.count }
 
-    init(analyzer: Analyzer) {
-        self.analyzer = analyzer
-    }
+    init() {}
 
     /// Adds an entity as the next document. Entities must have been validated (see
     /// `Entity.validate()`), and one reference must not be added twice.
@@ -116,7 +109,7 @@ struct SegmentBuilder {
         docLink.append(string(entity.link))
         docTitleSortKey.append(string(Analyzer.tokens(entity.title).joined(separator: " ")))
         docCategory.append(entity.category.isEmpty ? .max : number(ofCategory: entity.category, doc: doc))
-        for tag in entity.tags { tags.append(sharedString(tag)) }
+        for tag in entity.tags { tags.append(name(tag)) }
         docTagStart.append(UInt32(tags.count))
         // Attributes in name order, so a document's pairs read the same whatever the input order.
         for name in entity.attributes.keys.sorted() {
@@ -143,13 +136,13 @@ struct SegmentBuilder {
         docAttributeStart.append(UInt32(attributeName.count))
         for locale in entity.localized.keys.sorted() {
             let text = entity.localized[locale]!
-            localizedLocale.append(sharedString(locale))
+            localizedLocale.append(name(locale))
             localizedTitle.append(string(text.title))
             localizedSubtitle.append(string(text.subtitle))
         }
         docLocalizedStart.append(UInt32(localizedLocale.count))
         for related in entity.related {
-            relatedType.append(sharedString(related.type))
+            relatedType.append(name(related.type))
             relatedID.append(string(related.id))
         }
         docRelatedStart.append(UInt32(relatedType.count))
@@ -158,23 +151,44 @@ struct SegmentBuilder {
             if vectors[print.model] == nil {
                 vectors[print.model] = VectorIndex(model: print.model, dimension: print.values.count)
                 vectorOrder.append(print.model)
-                vectorModelNames.append(sharedString(print.model))
+                vectorModelNames.append(name(print.model))
             }
             // Validation keeps one dimension per model within a batch; a mismatch is skipped here.
             if vectors[print.model]!.dimension == print.values.count {
                 vectors[print.model]!.add(doc: Int32(doc), values: print.values)
             }
         }
-        index(entity, doc: doc)
     }
 
-    /// Analyzes the entity's text fields into postings and exact phrases.
-    private mutating func index(_ entity: Entity, doc: UInt32) {
-        let title = analyzer.terms(entity.title)
-        let tagTerms = entity.tags.map(analyzer.terms)
+    /// Postings and phrases being built by ``finish(analyzer:)``.
+    private struct TextBuild {
+        var termNumbers: [String: UInt32] = [:]
+        var terms: [String] = []
+        /// Per term: the documents and, per document, the term's count in each field.
+        var postings: [[(doc: UInt32, counts: FieldCounts)]] = []
+        /// Per document: its field lengths in terms.
+        var fieldLengths: [FieldCounts] = []
+        var phrases: [UInt64: [UInt32]] = [:]
+
+        mutating func termNumber(_ term: String) -> UInt32 {
+            if let known = termNumbers[term] { return known }
+            let number = UInt32(terms.count)
+            termNumbers[term] = number
+            terms.append(term)
+            postings.append([])
+            return number
+        }
+    }
+
+    /// Analyzes a document's text fields (read back from the columns) into postings and phrases.
+    private func index(_ doc: Int, analyzer: Analyzer, into text: inout TextBuild) {
+        let title = analyzer.terms(string(at: docTitle[doc]))
+        let tagTerms = (Int(docTagStart[doc])..<Int(docTagStart[doc + 1])).map { analyzer.terms(name(at: tags[$0])) }
+        let category = docCategory[doc] == .max ? "" : name(at: categoryNames[Int(docCategory[doc])])
         let fields: [(TextField, [String])] = [
-            (.title, title), (.tags, tagTerms.flatMap { $0 }), (.subtitle, analyzer.terms(entity.subtitle)),
-            (.category, analyzer.terms(entity.category)),
+            (.title, title), (.tags, tagTerms.flatMap { $0 }),
+            (.subtitle, analyzer.terms(string(at: docSubtitle[doc]))),
+            (.category, analyzer.terms(category)),
         ]
         var lengths = FieldCounts()
         // Few terms per document: a linear merge beats hashing.
@@ -182,7 +196,7 @@ struct SegmentBuilder {
         for (field, terms) in fields {
             lengths[field] = UInt16(clamping: terms.count)
             for term in terms {
-                let number = termNumber(term)
+                let number = text.termNumber(term)
                 if let k = local.firstIndex(where: { $0.term == number }) {
                     local[k].counts[field] &+= 1
                 } else {
@@ -192,20 +206,26 @@ struct SegmentBuilder {
                 }
             }
         }
-        fieldLengths.append(lengths)
-        for (term, counts) in local { postings[Int(term)].append((doc, counts)) }
+        text.fieldLengths.append(lengths)
+        for (term, counts) in local { text.postings[Int(term)].append((UInt32(doc), counts)) }
         var seen = Set<UInt64>()
         for phrase in [title] + tagTerms where !phrase.isEmpty {
             let hash = Segment.hash(phrase: phrase)
-            if seen.insert(hash).inserted { phrases[hash, default: []].append(doc) }
+            if seen.insert(hash).inserted { text.phrases[hash, default: []].append(UInt32(doc)) }
         }
     }
 
-    /// The sections of everything added.
-    func finish() -> ByteRegion {
+    /// The sections of everything added, with the text analyzed by `analyzer`.
+    func finish(analyzer: Analyzer) -> ByteRegion {
+        var text = TextBuild()
+        for doc in 0..<count { index(doc, analyzer: analyzer, into: &text) }
+        var names = self
+        let termNames = text.terms.map { names.name($0) }
         var out = SectionWriter()
         out.add(.stringBytes, stringBytes)
         out.add(.stringOffsets, stringOffsets)
+        out.add(.nameBytes, names.nameBytes)
+        out.add(.nameOffsets, names.nameOffsets)
         out.add(.docType, docType)
         out.add(.docID, docID)
         out.add(.docTitle, docTitle)
@@ -237,7 +257,7 @@ struct SegmentBuilder {
         out.add(.attributeMaximum, attributeMaximum)
         out.add(.valueStrings, valueStrings)
         out.add(.valueAttribute, valueAttribute)
-        addText(to: &out)
+        addText(text, termNames: termNames, to: &out)
         let sortedRefs = refs.sorted { $0.hash != $1.hash ? $0.hash < $1.hash : $0.doc < $1.doc }
         out.add(.refHashes, sortedRefs.map(\.hash))
         out.add(.refDocs, sortedRefs.map(\.doc))
@@ -265,7 +285,8 @@ struct SegmentBuilder {
 
     /// Postings with normalised frequencies (`Σ_f w_f · tf_f / (1 − b + b · len_f / avglen_f)`),
     /// the term table and the phrases.
-    private func addText(to out: inout SectionWriter) {
+    private func addText(_ text: TextBuild, termNames: [UInt32], to out: inout SectionWriter) {
+        let fieldLengths = text.fieldLengths
         var averages = [Float](repeating: 0, count: TextField.allCases.count)
         if !fieldLengths.isEmpty {
             for field in TextField.allCases {
@@ -277,7 +298,7 @@ struct SegmentBuilder {
         var start: [UInt32] = [0]
         var docs = [UInt32]()
         var frequencies = [Float]()
-        for list in postings {
+        for list in text.postings {
             for (doc, counts) in list {
                 var tf: Float = 0
                 for field in TextField.allCases where counts[field] > 0 {
@@ -291,12 +312,12 @@ struct SegmentBuilder {
             }
             start.append(UInt32(docs.count))
         }
-        out.add(.termStrings, termStrings)
-        out.add(.termTable, Self.termTable(termStrings.indices.map { string(at: termStrings[$0]) }))
+        out.add(.termStrings, termNames)
+        out.add(.termTable, Self.termTable(text.terms))
         out.add(.postingStart, start)
         out.add(.postingDocs, docs)
         out.add(.postingFrequencies, frequencies)
-        let phraseList = phrases.sorted { $0.key < $1.key }
+        let phraseList = text.phrases.sorted { $0.key < $1.key }
         out.add(.phraseHashes, phraseList.map(\.key))
         let (phraseStart, phraseDocs) = Self.flatten(phraseList.map(\.value))
         out.add(.phraseStart, phraseStart)
@@ -333,7 +354,11 @@ struct SegmentBuilder {
         String(decoding: stringBytes[Int(stringOffsets[Int(id)])..<Int(stringOffsets[Int(id) + 1])], as: UTF8.self)
     }
 
-    /// Appends a string that rarely repeats.
+    private func name(at id: UInt32) -> String {
+        String(decoding: nameBytes[Int(nameOffsets[Int(id)])..<Int(nameOffsets[Int(id) + 1])], as: UTF8.self)
+    }
+
+    /// Appends a string of one document.
     private mutating func string(_ value: String) -> UInt32 {
         if value.isEmpty { return 0 }
         stringBytes.append(contentsOf: value.utf8)
@@ -342,11 +367,13 @@ struct SegmentBuilder {
         return id
     }
 
-    /// A string that repeats across documents, stored once.
-    private mutating func sharedString(_ value: String) -> UInt32 {
-        if let id = sharedStrings[value] { return id }
-        let id = string(value)
-        sharedStrings[value] = id
+    /// A name that repeats across documents, stored once.
+    private mutating func name(_ value: String) -> UInt32 {
+        if let id = nameIDs[value] { return id }
+        nameBytes.append(contentsOf: value.utf8)
+        let id = UInt32(nameOffsets.count - 1)
+        nameOffsets.append(UInt32(nameBytes.count))
+        nameIDs[value] = id
         return id
     }
 
@@ -357,7 +384,7 @@ struct SegmentBuilder {
         } else {
             number = UInt32(typeNames.count)
             typeNumbers[type] = number
-            typeNames.append(sharedString(type))
+            typeNames.append(name(type))
             typeDocs.append([])
         }
         typeDocs[Int(number)].append(doc)
@@ -376,7 +403,7 @@ struct SegmentBuilder {
             } else {
                 number = UInt32(categoryNames.count)
                 categoryNumbers[prefix] = number
-                categoryNames.append(sharedString(prefix))
+                categoryNames.append(name(prefix))
                 categoryParent.append(parent)
                 categoryDocs.append([])
             }
@@ -386,11 +413,11 @@ struct SegmentBuilder {
         return number
     }
 
-    private mutating func number(ofAttribute name: String) -> UInt32 {
-        if let known = attributeNumbers[name] { return known }
+    private mutating func number(ofAttribute attribute: String) -> UInt32 {
+        if let known = attributeNumbers[attribute] { return known }
         let number = UInt32(attributeNames.count)
-        attributeNumbers[name] = number
-        attributeNames.append(sharedString(name))
+        attributeNumbers[attribute] = number
+        attributeNames.append(name(attribute))
         attributeKinds.append(0)
         attributeMinimum.append(0)
         attributeMaximum.append(0)
@@ -402,17 +429,8 @@ struct SegmentBuilder {
         if let known = valueNumbers[key] { return known }
         let number = UInt32(valueStrings.count)
         valueNumbers[key] = number
-        valueStrings.append(sharedString(value))
+        valueStrings.append(name(value))
         valueAttribute.append(attribute)
-        return number
-    }
-
-    private mutating func termNumber(_ term: String) -> UInt32 {
-        if let known = termNumbers[term] { return known }
-        let number = UInt32(termStrings.count)
-        termNumbers[term] = number
-        termStrings.append(sharedString(term))
-        postings.append([])
         return number
     }
 }

@@ -2,11 +2,11 @@
 ///
 /// A segment is a header and a list of sections; every section is a flat array of one fixed-width
 /// little-endian scalar type, 16-byte aligned, so a reader uses it in place (a mapped file needs no
-/// parse). The header is the magic `VISEG002`, the section count (UInt32) and 4 bytes of padding,
+/// parse). The header is the magic `VISEG003`, the section count (UInt32) and 4 bytes of padding,
 /// then one 24-byte entry per section: key (UInt32), element size (UInt32), byte offset (UInt64)
 /// and element count (UInt64).
 enum SegmentFormat {
-    static let magic: [UInt8] = Array("VISEG002".utf8)
+    static let magic: [UInt8] = Array("VISEG003".utf8)
     static let headerSize = 16
     static let entrySize = 24
 
@@ -20,11 +20,14 @@ struct SectionKey: Hashable, Sendable, Comparable {
 
     static func < (a: SectionKey, b: SectionKey) -> Bool { a.rawValue < b.rawValue }
 
-    // Strings: every string of the segment, once; string 0 is "".
+    // Strings of single documents (string ids), and names shared by many (name ids); id 0 of
+    // each is "".
     static let stringBytes = SectionKey(rawValue: 1)
     static let stringOffsets = SectionKey(rawValue: 2)
+    static let nameBytes = SectionKey(rawValue: 3)
+    static let nameOffsets = SectionKey(rawValue: 4)
 
-    // Per document (string ids unless said otherwise).
+    // Per document (string ids unless said otherwise; tags are name ids).
     static let docType = SectionKey(rawValue: 10)  // type number
     static let docID = SectionKey(rawValue: 11)
     static let docTitle = SectionKey(rawValue: 12)
@@ -41,14 +44,14 @@ struct SectionKey: Hashable, Sendable, Comparable {
     static let attributeValue = SectionKey(rawValue: 24)  // string value number, or .max for a number
     static let attributeNumber = SectionKey(rawValue: 25)  // Float64; NaN for a string
     static let docLocalizedStart = SectionKey(rawValue: 26)
-    static let localizedLocale = SectionKey(rawValue: 27)
+    static let localizedLocale = SectionKey(rawValue: 27)  // name id
     static let localizedTitle = SectionKey(rawValue: 28)
     static let localizedSubtitle = SectionKey(rawValue: 29)
     static let docRelatedStart = SectionKey(rawValue: 30)
-    static let relatedType = SectionKey(rawValue: 31)
+    static let relatedType = SectionKey(rawValue: 31)  // name id
     static let relatedID = SectionKey(rawValue: 32)
 
-    // Dictionaries.
+    // Dictionaries (name ids).
     static let typeNames = SectionKey(rawValue: 40)
     static let categoryNames = SectionKey(rawValue: 41)
     static let categoryParent = SectionKey(rawValue: 42)  // category number, or .max

@@ -28,7 +28,7 @@ struct SegmentConstraints {
     init(_ constraints: Constraints, segment: Segment) {
         allowedTypes =
             constraints.types.isEmpty
-            ? nil : segment.typeNames.map { constraints.types.contains(segment.string($0)) }
+            ? nil : segment.typeNames.map { constraints.types.contains(segment.name($0)) }
         if constraints.categories.isEmpty {
             allowedCategories = nil
         } else {
@@ -39,7 +39,7 @@ struct SegmentConstraints {
             for (number, name) in segment.categoryNames.enumerated() {
                 let parent = segment.categoryParent[number]
                 allowed.append(
-                    constraints.categories.contains(segment.string(name)) || (parent != .max && allowed[Int(parent)]))
+                    constraints.categories.contains(segment.name(name)) || (parent != .max && allowed[Int(parent)]))
             }
             allowedCategories = allowed
         }
@@ -87,7 +87,7 @@ struct CompiledFilter {
             if let number {
                 let wanted = Set(texts)
                 for (value, text) in segment.valueStrings.enumerated()
-                where segment.valueAttribute[value] == number && wanted.contains(segment.string(text)) {
+                where segment.valueAttribute[value] == number && wanted.contains(segment.name(text)) {
                     values.insert(UInt32(value))
                 }
             }
