@@ -78,7 +78,13 @@ func residentKiB() -> Int {
     return 0
 }
 
-let arguments = CommandLine.arguments
+var arguments = CommandLine.arguments
+// --rounds N: timed passes over the queries per row (default 3).
+var rounds = 3
+if let i = arguments.firstIndex(of: "--rounds"), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 {
+    rounds = n
+    arguments.removeSubrange(i...(i + 1))
+}
 let catalogPath = arguments.count > 1 ? arguments[1] : "bench/out/catalog-100k.jsonl"
 let queriesPath = arguments.count > 2 ? arguments[2] : "bench/out/queries.jsonl"
 
@@ -135,7 +141,7 @@ if arguments.count > 3 && arguments[3] == "search-loop" {
 }
 
 var hits = 0
-try measure("sheet query (labels, limit 10)", rounds: 3, { i in
+try measure("sheet query (labels, limit 10)", rounds: rounds, { i in
     hits += try engine.query(QueryRequest(descriptor: descriptors[i])).count
 }, count: descriptors.count)
 
@@ -193,7 +199,7 @@ if let data = FileManager.default.contents(atPath: peerFacetsPath),
     if let firstDifference { print("  first difference: \(firstDifference)") }
 }
 
-try measure("search page 1 + facets", rounds: 3, { i in
+try measure("search page 1 + facets", rounds: rounds, { i in
     _ = try engine.search(session: sessions[i], request: SearchRequest(sessionID: sessions[i].id))
 }, count: sessions.count)
 // "More results" through the session front: capture stores a fresh session (in memory) and
@@ -206,15 +212,15 @@ for d in descriptors {
         pageTwo.append(SearchRequest(sessionID: state.sessionID, pageToken: state.nextPageToken))
     }
 }
-try await measureAsync("capture (search page 1 of a fresh session)", rounds: 3, { i in
+try await measureAsync("capture (search page 1 of a fresh session)", rounds: rounds, { i in
     _ = try await front.capture(descriptors[i], pageSize: 20)
 }, count: descriptors.count)
 print("  (\(pageTwo.count) of \(descriptors.count) captures have a page 2)")
-try await measureAsync("search page 2", rounds: 3, { i in
+try await measureAsync("search page 2", rounds: rounds, { i in
     _ = try await front.search(pageTwo[i])
 }, count: pageTwo.count)
 
-try measure("search + category + year filter", rounds: 3, { i in
+try measure("search + category + year filter", rounds: rounds, { i in
     _ = try engine.search(
         session: sessions[i],
         request: SearchRequest(
@@ -227,7 +233,7 @@ let printQueries = (0..<100).map { _ in
     FeaturePrint(model: "bench-128", values: (0..<128).map { _ in Float.random(in: -1...1, using: &rng) })
 }
 if printDimension {
-    try measure("exact scan × 128 (top 10)", rounds: 3, { i in
+    try measure("exact scan × 128 (top 10)", rounds: rounds, { i in
         _ = try engine.query(QueryRequest(descriptor: Descriptor(featurePrint: printQueries[i]), maxDistance: 2))
     }, count: printQueries.count)
 } else {
