@@ -16,7 +16,9 @@ Per peer it prints latency p50, p99 and the worst call of
 - the faceted search vi-continue's `search page 1 + facets` runs: every label's words ANDed (a
   session's selected chips), top 20, and the facets over all hits;
 - the same search's page 2 (hits 21–40) with the same facets, as vi-continue's `search page 2`
-  recomputes them.
+  recomputes them;
+- the faceted search again over the queries whose AND query has hits, and over those with none
+  (search-bench splits its own row the same way: strict hits, relaxed).
 
 Facets, the rule vi-continue's search follows (SearchEngine+Facets.swift): type; category with
 all its ancestors (`Home`, `Home/Kitchen`, `Home/Kitchen/Knife`); and EVERY attribute the catalog
@@ -143,12 +145,16 @@ def ndcg(ranked, grades):
 rows = {}
 
 
-def report(name, run, judge=True):
-    for q in queries[:50]:
-        run(q)  # warm-up
+def report(name, run, judge=True, subset=None):
+    chosen = range(len(queries)) if subset is None else subset
+    if not chosen:
+        return
+    for qi in list(chosen)[:50]:
+        run(queries[qi])  # warm-up
     lat, scores = [], []
     for _ in range(args.rounds):
-        for qi, q in enumerate(queries):
+        for qi in chosen:
+            q = queries[qi]
             t = time.perf_counter()
             ranked = run(q)
             lat.append((time.perf_counter() - t) * 1e6)
@@ -302,3 +308,11 @@ with open(os.path.join(out_dir, "peer-facets.json"), "w") as f:
 report("tantivy (bm25, top 10)", run_tantivy)
 report("tantivy (AND, top 20 + all facets)", lambda q: run_tantivy_faceted(q)[0], judge=False)
 report("tantivy (AND, page 2 + all facets)", lambda q: run_tantivy_faceted(q, offset=20)[0], judge=False)
+# The faceted row split as search-bench splits its own: queries whose AND query has hits, and those
+# with none (vi-continue relaxes those; here they answer nothing).
+with_hits = [i for i, q in enumerate(queries)
+             if searcher.search(ix.parse_query(" AND ".join(w for l in q["labels"] for w in words(l["text"])),
+                                               list(boosts), field_boosts=boosts), 1).count]
+without = [i for i in range(len(queries)) if i not in set(with_hits)]
+report("tantivy (AND, top 20 + all facets), hits", lambda q: run_tantivy_faceted(q)[0], judge=False, subset=with_hits)
+report("tantivy (AND, top 20 + all facets), no hit", lambda q: run_tantivy_faceted(q)[0], judge=False, subset=without)

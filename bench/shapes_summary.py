@@ -14,6 +14,8 @@ import sys
 ROWS = [
     ("sheet query (labels, limit 10)", "search-bench", "tantivy (bm25, top 10)", ""),
     ("search page 1 + facets", "search-bench", "tantivy (AND, top 20 + all facets)", ""),
+    ("search page 1 + facets, strict hits", "search-bench", "tantivy (AND, top 20 + all facets), hits", ""),
+    ("search page 1 + facets, relaxed", "search-bench", "tantivy (AND, top 20 + all facets), no hit", ""),
     ("capture (search page 1 of a fresh session)", "search-bench", "tantivy (AND, top 20 + all facets)", ""),
     ("search page 2", "search-bench", "tantivy (AND, page 2 + all facets)", ""),
     ("search + category + year filter", "search-bench", None, ""),
