@@ -35,11 +35,12 @@ func record(_ name: String, _ unsorted: [Double]) {
             samples.count, p50, p99, worst, samples.reduce(0, +) / Double(samples.count)))
     rows[name] = ["n": Double(samples.count), "p50": p50, "p99": p99, "worst": worst]
     writeResults()
+    fflush(nil)  // rows show as they finish, also through a pipe
 }
 
 func writeResults() {
     if let data = try? JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys]) {
-        FileManager.default.createFile(atPath: resultsPath, contents: data)
+        _ = FileManager.default.createFile(atPath: resultsPath, contents: data)
     }
 }
 
@@ -78,7 +79,6 @@ func residentKiB() -> Int {
     return 0
 }
 
-setvbuf(stdout, nil, _IOLBF, 0)  // rows show as they finish, also through a pipe
 var arguments = CommandLine.arguments
 // --rounds N: timed passes over the queries per row (default 3).
 var rounds = 3
