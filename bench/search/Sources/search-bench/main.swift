@@ -1,12 +1,47 @@
-// Sheet query, search-with-facets and exact vector scan timings on a generated catalog.
+// Sheet query, search-with-facets, capture, page 2 and exact vector scan timings on a catalog.
 //
 //     bench/gen-catalog && swift run -c release --package-path bench/search search-bench \
 //         bench/out/catalog-100k.jsonl bench/out/queries.jsonl
+//
+// Any catalog and query file in bench/gen-catalog's formats will do (bench/gen-catalog-shop,
+// bench/gen-catalog-sparse). judgements.json and peer-facets.json are read from the queries
+// file's folder (bench/search-peers.py writes them there), and every row is written to
+// search-bench.json in the same folder as {"n", "p50", "p99", "worst"} in µs.
 import Foundation
 import SearchSession
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
+func micros(_ d: Duration) -> Double {
+    Double(d.components.attoseconds) / 1e12 + Double(d.components.seconds) * 1e6
+}
+
+nonisolated(unsafe) var rows = [String: [String: Double]]()
+nonisolated(unsafe) var resultsPath = ""
+
+func record(_ name: String, _ unsorted: [Double]) {
+    let samples = unsorted.sorted()
+    guard let worst = samples.last else {
+        print(String(format: "%-44@ n=     0", name as NSString))
+        return
+    }
+    let p50 = percentile(samples, 0.5)
+    let p99 = percentile(samples, 0.99)
+    print(
+        String(
+            format: "%-44@ n=%6d  p50 %8.1f µs  p99 %8.1f µs  worst %9.1f µs  mean %8.1f µs", name as NSString,
+            samples.count, p50, p99, worst, samples.reduce(0, +) / Double(samples.count)))
+    rows[name] = ["n": Double(samples.count), "p50": p50, "p99": p99, "worst": worst]
+    writeResults()
+    fflush(nil)  // rows show as they finish, also through a pipe
+}
+
+func writeResults() {
+    if let data = try? JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys]) {
+        _ = FileManager.default.createFile(atPath: resultsPath, contents: data)
+    }
 }
 
 func measure(_ name: String, rounds: Int, _ body: (Int) throws -> Void, count: Int) rethrows {
@@ -16,18 +51,41 @@ func measure(_ name: String, rounds: Int, _ body: (Int) throws -> Void, count: I
         for i in 0..<count {
             let start = ContinuousClock.now
             try body(i)
-            let d = ContinuousClock.now - start
-            samples.append(Double(d.components.attoseconds) / 1e12 + Double(d.components.seconds) * 1e6)
+            samples.append(micros(ContinuousClock.now - start))
         }
     }
-    samples.sort()
-    print(
-        String(
-            format: "%-34@ n=%6d  p50 %8.1f µs  p99 %8.1f µs  mean %8.1f µs", name as NSString, samples.count,
-            percentile(samples, 0.5), percentile(samples, 0.99), samples.reduce(0, +) / Double(samples.count)))
+    record(name, samples)
 }
 
-let arguments = CommandLine.arguments
+func measureAsync(_ name: String, rounds: Int, _ body: (Int) async throws -> Void, count: Int) async rethrows {
+    for i in 0..<min(count, 50) { try await body(i) }  // warm-up
+    var samples = [Double]()
+    for _ in 0..<rounds {
+        for i in 0..<count {
+            let start = ContinuousClock.now
+            try await body(i)
+            samples.append(micros(ContinuousClock.now - start))
+        }
+    }
+    record(name, samples)
+}
+
+/// The resident set of this process, from /proc/self/status (VmRSS), in KiB.
+func residentKiB() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+    return 0
+}
+
+var arguments = CommandLine.arguments
+// --rounds N: timed passes over the queries per row (default 3).
+var rounds = 3
+if let i = arguments.firstIndex(of: "--rounds"), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 {
+    rounds = n
+    arguments.removeSubrange(i...(i + 1))
+}
 let catalogPath = arguments.count > 1 ? arguments[1] : "bench/out/catalog-100k.jsonl"
 let queriesPath = arguments.count > 2 ? arguments[2] : "bench/out/queries.jsonl"
 
@@ -36,7 +94,13 @@ let file = try CatalogLoader.load(path: catalogPath)
 print("load: \(file.entities.count) entities, \(file.errors.count) bad lines in \(ContinuousClock.now - start)")
 start = ContinuousClock.now
 let engine = SearchEngine(catalog: file)
-print("index build: \(ContinuousClock.now - start)")
+let buildTime = ContinuousClock.now - start
+print("index build: \(buildTime)")
+let loadedRSS = residentKiB()
+print(String(format: "RSS after load and index build: %.1f MiB (VmRSS)", Double(loadedRSS) / 1024))
+resultsPath = (queriesPath as NSString).deletingLastPathComponent + "/search-bench.json"
+rows["index build"] = ["seconds": micros(buildTime) / 1e6]
+rows["rss after load"] = ["MiB": Double(loadedRSS) / 1024]
 
 struct Query: Decodable {
     struct L: Decodable {
@@ -78,7 +142,7 @@ if arguments.count > 3 && arguments[3] == "search-loop" {
 }
 
 var hits = 0
-try measure("sheet query (labels, limit 10)", rounds: 3, { i in
+try measure("sheet query (labels, limit 10)", rounds: rounds, { i in
     hits += try engine.query(QueryRequest(descriptor: descriptors[i])).count
 }, count: descriptors.count)
 
@@ -136,10 +200,42 @@ if let data = FileManager.default.contents(atPath: peerFacetsPath),
     if let firstDifference { print("  first difference: \(firstDifference)") }
 }
 
-try measure("search page 1 + facets", rounds: 3, { i in
+try measure("search page 1 + facets", rounds: rounds, { i in
     _ = try engine.search(session: sessions[i], request: SearchRequest(sessionID: sessions[i].id))
 }, count: sessions.count)
-try measure("search + category + year filter", rounds: 3, { i in
+// The same row split: searches whose labels all match (the peers' AND query has hits) and those
+// relaxed to avoid a blank screen (the peers answer those with nothing at all).
+var strict = [Int]()
+var relaxed = [Int]()
+for (i, session) in sessions.enumerated() {
+    let state = try engine.search(session: session, request: SearchRequest(sessionID: session.id))
+    if state.relaxations.isEmpty { strict.append(i) } else { relaxed.append(i) }
+}
+try measure("search page 1 + facets, strict hits", rounds: rounds, { i in
+    _ = try engine.search(session: sessions[strict[i]], request: SearchRequest(sessionID: sessions[strict[i]].id))
+}, count: strict.count)
+try measure("search page 1 + facets, relaxed", rounds: rounds, { i in
+    _ = try engine.search(session: sessions[relaxed[i]], request: SearchRequest(sessionID: sessions[relaxed[i]].id))
+}, count: relaxed.count)
+// "More results" through the session front: capture stores a fresh session (in memory) and
+// answers its first page; page 2 follows its next-page token.
+let front = SearchSessions(engine: engine, store: InMemorySessionStore())
+var pageTwo = [SearchRequest]()
+for d in descriptors {
+    let state = try await front.capture(d, pageSize: 20)
+    if !state.nextPageToken.isEmpty {
+        pageTwo.append(SearchRequest(sessionID: state.sessionID, pageToken: state.nextPageToken))
+    }
+}
+try await measureAsync("capture (search page 1 of a fresh session)", rounds: rounds, { i in
+    _ = try await front.capture(descriptors[i], pageSize: 20)
+}, count: descriptors.count)
+print("  (\(pageTwo.count) of \(descriptors.count) captures have a page 2)")
+try await measureAsync("search page 2", rounds: rounds, { i in
+    _ = try await front.search(pageTwo[i])
+}, count: pageTwo.count)
+
+try measure("search + category + year filter", rounds: rounds, { i in
     _ = try engine.search(
         session: sessions[i],
         request: SearchRequest(
@@ -147,12 +243,17 @@ try measure("search + category + year filter", rounds: 3, { i in
 }, count: sessions.count)
 
 var rng = SystemRandomNumberGenerator()
+let printDimension = file.entities.first { $0.prints.contains { $0.model == "bench-128" } } != nil
 let printQueries = (0..<100).map { _ in
     FeaturePrint(model: "bench-128", values: (0..<128).map { _ in Float.random(in: -1...1, using: &rng) })
 }
-try measure("exact scan 100k × 128 (top 10)", rounds: 3, { i in
-    _ = try engine.query(QueryRequest(descriptor: Descriptor(featurePrint: printQueries[i]), maxDistance: 2))
-}, count: printQueries.count)
+if printDimension {
+    try measure("exact scan × 128 (top 10)", rounds: rounds, { i in
+        _ = try engine.query(QueryRequest(descriptor: Descriptor(featurePrint: printQueries[i]), maxDistance: 2))
+    }, count: printQueries.count)
+} else {
+    print("exact scan: no bench-128 prints in this catalog, skipped")
+}
 
 // The built-in print of a 5K BGRA screenshot.
 let w = 5120
@@ -169,5 +270,10 @@ let update = engine.upsert(Array(file.entities.prefix(100)).map { e in
     e.title += " updated"
     return e
 })
-print("upsert of 100 entities → version \(update.catalogVersion) in \(ContinuousClock.now - start)")
+let upsertTime = ContinuousClock.now - start
+print("upsert of 100 entities → version \(update.catalogVersion) in \(upsertTime)")
+rows["upsert of 100"] = ["seconds": micros(upsertTime) / 1e6]
+rows["rss at end"] = ["MiB": Double(residentKiB()) / 1024]
+writeResults()
+print(String(format: "RSS at the end: %.1f MiB (VmRSS)", Double(residentKiB()) / 1024))
 print("(\(hits) sheet results)")
