@@ -46,11 +46,16 @@ let package = Package(
         .target(name: "SearchAPI", dependencies: ["CSearchProto", "CProtobufC"], swiftSettings: swiftSettings),
         // gRPC over HTTP/2 cleartext: framing, compression, deadlines, server and client.
         .target(name: "WireProtocol", dependencies: ["CNghttp2", "CZlib"], swiftSettings: swiftSettings),
+        // The one strict JSON reader of the libraries (route tables, catalog lines).
+        .target(name: "JSONReading", swiftSettings: swiftSettings),
         // Deep links: URL parsing, the route table, resolve and reverse routing.
-        .target(name: "DeepLinkRouter", exclude: ["RouteTableFormat.md"], swiftSettings: swiftSettings),
-        // Catalog, matching, facets, pages and session stores.
         .target(
-            name: "SearchSession", dependencies: ["CSQLite", "CPNG", "CJPEG", "CHiredis", "CVectorKernels"],
+            name: "DeepLinkRouter", dependencies: ["JSONReading"], exclude: ["RouteTableFormat.md"],
+            swiftSettings: swiftSettings),
+        // Catalog, the segmented index, matching, facets, pages, the write log and session stores.
+        .target(
+            name: "SearchSession",
+            dependencies: ["JSONReading", "CSQLite", "CPNG", "CJPEG", "CHiredis", "CVectorKernels"],
             exclude: ["CatalogFormat.md"],
             swiftSettings: swiftSettings),
         // The gRPC services: thin handlers from messages to the libraries.

@@ -1,3 +1,5 @@
+internal import JSONReading
+
 /// A validated route table: app schemes, universal-link hosts, routes and the fallback.
 ///
 /// Loading checks every pattern and parameter type, that route names and entity types are

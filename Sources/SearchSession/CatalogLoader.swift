@@ -1,4 +1,5 @@
 internal import Foundation
+internal import JSONReading
 
 /// A catalog line that could not be loaded.
 public struct CatalogLineError: Hashable, Sendable, CustomStringConvertible {
@@ -182,9 +183,16 @@ public enum CatalogLoader {
             let trimmed = line.drop(while: isSpace).reversed().drop(while: isSpace)
             if trimmed.isEmpty { continue }
             do throws(SearchError) {
-                let value = try JSONValue.parse(line)
-                guard case .object(let object) = value else {
-                    throw SearchError(code: .invalidCatalog, message: "expected a JSON object, found \(value.kind)")
+                let object: JSONDocument
+                do {
+                    object = try JSONDocument.parse(line)
+                } catch {
+                    throw SearchError(
+                        code: .invalidCatalog, message: "not valid JSON",
+                        cause: "\(error.message) at byte \(error.offset + 1)")
+                }
+                guard case .object = object else {
+                    throw SearchError(code: .invalidCatalog, message: "expected a JSON object, found \(object.kind)")
                 }
                 if let synonyms = object["synonyms"] {
                     result.synonyms.append(try parseSynonyms(synonyms, object: object))
@@ -209,8 +217,8 @@ public enum CatalogLoader {
 
     private static func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 9 || b == 13 }
 
-    private static func parseSynonyms(_ value: JSONValue, object: [String: JSONValue]) throws(SearchError) -> [String] {
-        if object.count != 1 { throw fail("a synonym line has only the \"synonyms\" key") }
+    private static func parseSynonyms(_ value: JSONDocument, object: JSONDocument) throws(SearchError) -> [String] {
+        if object.keys.count != 1 { throw fail("a synonym line has only the \"synonyms\" key") }
         guard case .array(let items) = value else { throw fail("\"synonyms\" must be an array of strings") }
         var terms = [String]()
         for item in items {
@@ -223,7 +231,7 @@ public enum CatalogLoader {
         return terms
     }
 
-    static func parseEntity(_ o: [String: JSONValue], baseDirectory: String?) throws(SearchError) -> Entity {
+    static func parseEntity(_ o: JSONDocument, baseDirectory: String?) throws(SearchError) -> Entity {
         let known: Set<String> = [
             "type", "id", "title", "subtitle", "category", "tags", "attributes", "image", "thumbnail",
             "image_file", "print", "prints", "related", "localized", "link",
@@ -264,18 +272,20 @@ public enum CatalogLoader {
         if let related = o["related"] {
             guard case .array(let items) = related else { throw fail("\"related\" must be an array") }
             for item in items {
-                guard case .object(let r) = item else { throw fail("\"related\" entries must be {\"type\", \"id\"}") }
+                guard case .object = item else { throw fail("\"related\" entries must be {\"type\", \"id\"}") }
                 e.related.append(
-                    EntityRef(type: try string(r, "type", required: true), id: try string(r, "id", required: true)))
+                    EntityRef(
+                        type: try string(item, "type", required: true), id: try string(item, "id", required: true)))
             }
         }
         if let localized = o["localized"] {
             guard case .object(let locales) = localized else { throw fail("\"localized\" must be an object") }
             for (locale, value) in locales {
-                guard case .object(let t) = value else {
+                guard case .object = value else {
                     throw fail("\"localized\".\"\(locale)\" must be {\"title\", \"subtitle\"}")
                 }
-                e.localized[locale] = LocalizedText(title: try string(t, "title"), subtitle: try string(t, "subtitle"))
+                e.localized[locale] = LocalizedText(
+                    title: try string(value, "title"), subtitle: try string(value, "subtitle"))
             }
         }
         if let file = o["image_file"] {
@@ -293,8 +303,8 @@ public enum CatalogLoader {
         return e
     }
 
-    private static func parsePrint(_ value: JSONValue) throws(SearchError) -> FeaturePrint {
-        guard case .object(let p) = value, case .array(let items)? = p["values"] else {
+    private static func parsePrint(_ value: JSONDocument) throws(SearchError) -> FeaturePrint {
+        guard case .object = value, case .array(let items)? = value["values"] else {
             throw fail("a print must be {\"model\": string, \"values\": [numbers]}")
         }
         var values = [Float]()
@@ -303,10 +313,10 @@ public enum CatalogLoader {
             guard case .number(let n) = item else { throw fail("print values must be numbers") }
             values.append(Float(n))
         }
-        return FeaturePrint(model: try string(p, "model", required: true), values: values)
+        return FeaturePrint(model: try string(value, "model", required: true), values: values)
     }
 
-    private static func string(_ o: [String: JSONValue], _ key: String, required: Bool = false) throws(SearchError)
+    private static func string(_ o: JSONDocument, _ key: String, required: Bool = false) throws(SearchError)
         -> String
     {
         switch o[key] {

@@ -17,6 +17,13 @@ extension SearchEngine {
         if candidates == nil && c.isEmpty {
             return facets(s.everythingCounts, seen: nil, numbering: numbering, constraints: c, request: r)
         }
+        if c.isEmpty, let candidates, candidates.count * 2 > s.count {
+            // Most live documents are hits (a very common label): count the few that are not and
+            // take them from the snapshot's own totals, so the cost follows the smaller side.
+            let missing = complementCounts(of: candidates, in: s, numbering: numbering)
+            return facets(
+                s.everythingCounts.subtracting(missing), seen: nil, numbering: numbering, constraints: c, request: r)
+        }
         let tally = FacetTally(numbering)
         let docs = candidates.map { $0.map(\.doc) } ?? s.liveDocs()
         // Documents come in ascending order: count them a segment at a time, with that segment's
@@ -33,6 +40,27 @@ extension SearchEngine {
             start = stop
         }
         return facets(tally.counts, seen: tally.seen, numbering: numbering, constraints: c, request: r)
+    }
+
+    /// The counts of the live documents that are not among `candidates` (ascending).
+    private static func complementCounts(
+        of candidates: [Candidate], in s: CatalogSnapshot, numbering: FacetNumbering
+    ) -> FacetCounts {
+        let tally = FacetTally(numbering)
+        var next = 0
+        for (si, segment) in s.segments.enumerated() {
+            let base = s.bases[si]
+            let deleted = s.deletes[si]
+            let numbers = numbering.segmentNumbers[si]
+            for local in 0..<segment.count {
+                let doc = base + Int32(local)
+                while next < candidates.count && candidates[next].doc < doc { next += 1 }
+                if next < candidates.count && candidates[next].doc == doc { continue }
+                if deleted.count > 0 && deleted.contains(local) { continue }
+                tally.add(local, of: segment, numbers)
+            }
+        }
+        return tally.counts
     }
 
     /// Adds one segment's documents to the disjunctive counts.

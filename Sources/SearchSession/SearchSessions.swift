@@ -42,8 +42,7 @@ public final class SearchSessions: Sendable {
         if pageSize < 0 { throw .invalid("page size \(pageSize) must not be negative") }
         let prints = try SearchEngine.prints(of: descriptor, in: engine.snapshot)
         let now = engine.nowMs()
-        let ttl = timeToLive.components
-        let ttlMs = ttl.seconds * 1000 + ttl.attoseconds / 1_000_000_000_000_000
+        let ttlMs = timeToLive.wholeMilliseconds
         let record = SessionRecord(
             id: SessionRecord.newID(), labels: descriptor.labels.filter { !$0.text.isEmpty }, prints: prints,
             source: descriptor.source, locale: descriptor.locale,

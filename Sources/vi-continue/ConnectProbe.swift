@@ -1,3 +1,4 @@
+import SearchSession
 import WireProtocol
 
 #if canImport(Glibc)
@@ -19,8 +20,7 @@ enum ConnectProbe {
     ///   - timeout: How long the connection may take to be accepted.
     /// - Returns: nil when the server accepted the connection, else the cause it did not.
     static func check(_ target: GRPCClient.Target, timeout: Duration) -> String? {
-        let milliseconds = Int32(
-            clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: timeout.wholeMilliseconds)
         switch target {
         case .tcp(let host, let port):
             var hints = addrinfo()

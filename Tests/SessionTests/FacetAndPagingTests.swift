@@ -60,10 +60,63 @@ enum RandomCatalog {
         return r
     }
 
+    /// Checks a search state's total and every facet count against a recount over `entities`
+    /// (the snapshot's live entities) of those that `matches` (the labels' text match).
+    func expectRecount(
+        _ state: SearchState, request r: SearchRequest, entities: [Entity], numbering: FacetNumbering,
+        matches: @escaping (Entity) -> Bool
+    ) throws {
+        let typeOK = { (e: Entity) in r.entityTypes.isEmpty || r.entityTypes.contains(e.type) }
+        let catOK = { (e: Entity) in
+            r.categories.isEmpty || r.categories.contains { e.category == $0 || e.category.hasPrefix($0 + "/") }
+        }
+        let whereOK = { (e: Entity) in matches(e) && (r.filterExpression.map { $0.matches(e) } ?? true) }
+        let filtersOK = { (e: Entity, except: String?) in
+            r.filters.allSatisfy { $0.attribute == except || $0.matches(e) }
+        }
+        let all = entities.filter { typeOK($0) && catOK($0) && whereOK($0) && filtersOK($0, nil) }
+        #expect(state.totalHits == all.count)
+        for facet in state.facets {
+            for v in facet.values {
+                let expected: Int
+                switch facet.kind {
+                case .type:
+                    expected =
+                        entities.filter { catOK($0) && whereOK($0) && filtersOK($0, nil) && $0.type == v.value }.count
+                case .category:
+                    expected =
+                        entities.filter {
+                            typeOK($0) && whereOK($0) && filtersOK($0, nil)
+                                && ($0.category == v.value || $0.category.hasPrefix(v.value + "/"))
+                        }.count
+                case .string:
+                    expected =
+                        entities.filter {
+                            typeOK($0) && catOK($0) && whereOK($0) && filtersOK($0, facet.name)
+                                && $0.attributes[facet.name] == .string(v.value)
+                        }.count
+                case .number:
+                    let bounds = v.value.split(separator: ".").compactMap { Double($0) }
+                    let attribute = try #require(numbering.attribute(named: facet.name))
+                    let b = try #require(numbering.buckets[Int(attribute)])
+                    expected =
+                        entities.filter { e in
+                            guard typeOK(e), catOK(e), whereOK(e), filtersOK(e, facet.name),
+                                case .number(let n)? = e.attributes[facet.name]
+                            else { return false }
+                            // Integral buckets are inclusive; others half-open except the last.
+                            let isLast = b.index(of: n) == b.count - 1 && b.label(b.count - 1) == v.value
+                            return n >= bounds[0] && (b.integral || isLast ? n <= bounds[1] : n < bounds[1])
+                        }.count
+                }
+                #expect(v.count == expected, "facet \(facet.name) value \(v.value) for \(r)")
+            }
+        }
+    }
+
     @Test func facetCountsEqualABruteForceRecount() throws {
         let entities = RandomCatalog.entities(400, seed: 7)
         let engine = SearchEngine(entities: entities)
-        let s = engine.snapshot
         let session = SessionRecord(
             id: "s", labels: [], prints: [], source: .camera, locale: "", pageSize: 10, createdAtUnixMs: 0,
             expiresAtUnixMs: 1)
@@ -74,56 +127,41 @@ enum RandomCatalog {
             let state = try engine.search(session: session, request: r)
             guard state.relaxations.isEmpty else { continue }
             compared += 1
-            let typeOK = { (e: Entity) in r.entityTypes.isEmpty || r.entityTypes.contains(e.type) }
-            let catOK = { (e: Entity) in
-                r.categories.isEmpty || r.categories.contains { e.category == $0 || e.category.hasPrefix($0 + "/") }
-            }
-            let whereOK = { (e: Entity) in r.filterExpression.map { $0.matches(e) } ?? true }
-            let filtersOK = { (e: Entity, except: String?) in
-                r.filters.allSatisfy { $0.attribute == except || $0.matches(e) }
-            }
-            let all = entities.filter { typeOK($0) && catOK($0) && whereOK($0) && filtersOK($0, nil) }
-            #expect(state.totalHits == all.count)
-            for facet in state.facets {
-                for v in facet.values {
-                    let expected: Int
-                    switch facet.kind {
-                    case .type:
-                        expected =
-                            entities.filter { catOK($0) && whereOK($0) && filtersOK($0, nil) && $0.type == v.value }
-                            .count
-                    case .category:
-                        expected =
-                            entities.filter {
-                                typeOK($0) && whereOK($0) && filtersOK($0, nil)
-                                    && ($0.category == v.value || $0.category.hasPrefix(v.value + "/"))
-                            }.count
-                    case .string:
-                        expected =
-                            entities.filter {
-                                typeOK($0) && catOK($0) && whereOK($0) && filtersOK($0, facet.name)
-                                    && $0.attributes[facet.name] == .string(v.value)
-                            }.count
-                    case .number:
-                        let bounds = v.value.split(separator: ".").compactMap { Double($0) }
-                        let numbering = s.numbering
-                        let attribute = try #require(numbering.attribute(named: facet.name))
-                        let b = try #require(numbering.buckets[Int(attribute)])
-                        expected =
-                            entities.filter { e in
-                                guard typeOK(e), catOK(e), whereOK(e), filtersOK(e, facet.name),
-                                    case .number(let n)? = e.attributes[facet.name]
-                                else { return false }
-                                // Integral buckets are inclusive; others half-open except the last.
-                                let isLast = b.index(of: n) == b.count - 1 && b.label(b.count - 1) == v.value
-                                return n >= bounds[0] && (b.integral || isLast ? n <= bounds[1] : n < bounds[1])
-                            }.count
-                    }
-                    #expect(v.count == expected, "facet \(facet.name) value \(v.value) for \(r)")
+            try expectRecount(state, request: r, entities: entities, numbering: engine.snapshot.numbering) { _ in true }
+        }
+        #expect(compared > 100)
+    }
+
+    @Test(arguments: ["item", "red", "song"])
+    func facetCountsOfALabelOnLiveUpdatedSnapshotsEqualABruteForceRecount(label: String) throws {
+        // "item" is in every title: most hits are counted as the catalog less the non-hits.
+        let engine = SearchEngine(entities: RandomCatalog.entities(600, seed: 11))
+        var rng = SplitMix64(state: 99)
+        let session = SessionRecord(
+            id: "s", labels: [Label(label)], prints: [], source: .camera, locale: "", pageSize: 10,
+            createdAtUnixMs: 0, expiresAtUnixMs: 1)
+        var compared = 0
+        for round in 0..<12 {
+            // Replace, add and delete entities, leaving several segments with delete bits.
+            try engine.upsert(
+                RandomCatalog.entities(30, seed: UInt64(500 + round), idPrefix: round % 3 == 0 ? "e" : "n\(round)-"))
+            try engine.delete((0..<7).map { EntityRef(type: "album", id: "e\(round * 7 + $0)") })
+            if round == 6 { engine.mergeUntilSettled() }
+            let snapshot = engine.snapshot
+            #expect(snapshot.segments.count > 1 || round == 6)
+            let live = snapshot.entities
+            for _ in 0..<12 {
+                var r = randomRequest("s", &rng)
+                if Int.random(in: 0..<3, using: &rng) == 0 { r = SearchRequest(sessionID: "s") }
+                let state = try engine.search(session: session, request: r)
+                guard state.relaxations.isEmpty else { continue }
+                compared += 1
+                try expectRecount(state, request: r, entities: live, numbering: snapshot.numbering) { entity in
+                    Analyzer().terms(entity.title).contains(label)
                 }
             }
         }
-        #expect(compared > 100)
+        #expect(compared > 50)
     }
 
     @Test func aHundredPageWalkUnderConcurrentUpdatesNeverRepeatsOrSkips() async throws {

@@ -140,6 +140,18 @@ struct FacetCounts: Sendable {
     var buckets: [Int32]
     /// Numbers of attributes that also have strings, counted by their text.
     var textNumbers: [Int32: [String: Int32]] = [:]
+
+    /// These counts less `other`'s (counts of a subset of the same documents).
+    func subtracting(_ other: FacetCounts) -> FacetCounts {
+        func minus(_ a: [Int32], _ b: [Int32]) -> [Int32] { zip(a, b).map { $0 - $1 } }
+        var textNumbers = self.textNumbers
+        for (attribute, labels) in other.textNumbers {
+            for (label, count) in labels { textNumbers[attribute, default: [:]][label, default: 0] -= count }
+        }
+        return FacetCounts(
+            types: minus(types, other.types), categories: minus(categories, other.categories),
+            values: minus(values, other.values), buckets: minus(buckets, other.buckets), textNumbers: textNumbers)
+    }
 }
 
 /// One segment's numbers mapped to its snapshot's, in memory of their own: counting loops read

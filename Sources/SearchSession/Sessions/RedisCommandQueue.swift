@@ -165,8 +165,7 @@ final class RedisCommandQueue: Sendable {
     private func unreachable(_ message: String, retryIn: Duration?) -> SearchError {
         var text = "the session store (Redis at \(address)) is unreachable"
         if let retryIn {
-            let ms = max(retryIn.components.seconds * 1000 + retryIn.components.attoseconds / 1_000_000_000_000_000, 1)
-            text += "; reconnecting in \(ms) ms"
+            text += "; reconnecting in \(max(retryIn.wholeMilliseconds, 1)) ms"
         }
         return SearchError(code: .storage, message: text, cause: message)
     }

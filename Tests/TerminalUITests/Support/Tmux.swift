@@ -19,7 +19,8 @@ struct Tmux {
     ///
     /// Spawned with posix_spawn and reaped with waitpid rather than through `Process`: the tmux
     /// server that new-session forks inherits the client's descriptors, so output goes to a file
-    /// (a pipe would never close) and the exit status comes straight from the kernel.
+    /// (a pipe would never close), every other descriptor is closed in the child, and the exit
+    /// status comes straight from the kernel.
     @discardableResult
     func run(_ arguments: [String]) throws -> String {
         let path = NSTemporaryDirectory() + "\(socket)-\(UInt32.random(in: 0...UInt32.max)).out"
@@ -30,6 +31,13 @@ struct Tmux {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of the test process: the tmux server lives on, and a pipe another test is
+        // waiting on (a CLI's stdin or stdout) would never see its end while the server held it.
+        // (glibc's posix_spawn_file_actions_addclosefrom_np, looked up: the Glibc module hides it.)
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        }
         let argv = [Self.binary, "-L", socket, "-f", "/dev/null"] + arguments
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { for pointer in cArguments { free(pointer) } }

@@ -118,7 +118,7 @@ let descriptors = queries.map { Descriptor(labels: $0.labels.map { Label($0.text
 if arguments.count > 3 && arguments[3] == "upsert-loop" {
     for round in 0..<8 {
         let start = ContinuousClock.now
-        engine.upsert(Array(file.entities[(round * 100)..<(round * 100 + 100)]).map { e in
+        try engine.upsert(Array(file.entities[(round * 100)..<(round * 100 + 100)]).map { e in
             var e = e
             e.title += " updated"
             return e
@@ -265,7 +265,7 @@ let small = PixelBuffer(width: 640, height: 480, bytesPerRow: 640 * 3, format: .
 measure("feature print, 5K BGRA screenshot", rounds: 1, { _ in _ = FeaturePrinter.print(screenshot) }, count: 20)
 measure("feature print, 640×480 RGB", rounds: 1, { _ in _ = FeaturePrinter.print(small) }, count: 50)
 start = ContinuousClock.now
-let update = engine.upsert(Array(file.entities.prefix(100)).map { e in
+let update = try engine.upsert(Array(file.entities.prefix(100)).map { e in
     var e = e
     e.title += " updated"
     return e

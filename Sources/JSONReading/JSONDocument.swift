@@ -1,26 +1,55 @@
-/// A parsed JSON value, so that the catalog loader can give precise reasons for bad lines.
-enum JSONValue: Hashable, Sendable {
+/// A parsed JSON text (RFC 8259), read strictly: the one JSON reader of the project's libraries
+/// (the route table and the catalog lines), so both refuse the same malformed input with the
+/// same words.
+///
+/// Strict means: no trailing commas, no leading zeros, finite numbers only, valid UTF-8, paired
+/// surrogates, no repeated object keys, and nesting at most 64 deep. Object members keep their
+/// order (a route table's order matters to people reading errors).
+public enum JSONDocument: Hashable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
     case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
+    case array([JSONDocument])
+    case object([(key: String, value: JSONDocument)])
 
-    /// Parses one JSON text (RFC 8259) from bytes; nesting deeper than 64 is refused.
-    static func parse(_ bytes: some Collection<UInt8>) throws(SearchError) -> JSONValue {
+    /// Where and why a text is not JSON.
+    public struct ParseError: Error, Hashable, Sendable {
+        /// The byte offset (0-based) the reader stopped at.
+        public var offset: Int
+        /// What was wrong there.
+        public var message: String
+    }
+
+    /// Parses one JSON text from bytes.
+    ///
+    /// - Throws: ``ParseError`` naming the byte where the text stops being JSON.
+    public static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> JSONDocument {
         let array = Array(bytes)
-        return try array.withUnsafeBufferPointer { buffer throws(SearchError) in
-            var p = JSONParser(bytes: buffer)
-            p.skipSpace()
-            let v = try p.value(depth: 0)
-            p.skipSpace()
-            if p.i != buffer.count { throw p.fail("unexpected text after the value") }
-            return v
+        return try array.withUnsafeBufferPointer { buffer throws(ParseError) in
+            var parser = JSONParser(bytes: buffer)
+            parser.skipSpace()
+            let value = try parser.value(depth: 0)
+            parser.skipSpace()
+            if parser.i != buffer.count { throw parser.fail("unexpected text after the value") }
+            return value
         }
     }
 
-    var kind: String {
+    /// A member of an object by key; `nil` for other values or a missing key.
+    public subscript(key: String) -> JSONDocument? {
+        if case .object(let members) = self { return members.first { $0.key == key }?.value }
+        return nil
+    }
+
+    /// An object's keys in order; empty for other values.
+    public var keys: [String] {
+        if case .object(let members) = self { return members.map(\.key) }
+        return []
+    }
+
+    /// What kind of value this is, as an error message names it ("an object").
+    public var kind: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
@@ -30,66 +59,95 @@ enum JSONValue: Hashable, Sendable {
         case .object: "an object"
         }
     }
+
+    public static func == (a: JSONDocument, b: JSONDocument) -> Bool {
+        switch (a, b) {
+        case (.null, .null): true
+        case (.bool(let x), .bool(let y)): x == y
+        case (.number(let x), .number(let y)): x == y
+        case (.string(let x), .string(let y)): x == y
+        case (.array(let x), .array(let y)): x == y
+        case (.object(let x), .object(let y)): x.elementsEqual(y) { $0.key == $1.key && $0.value == $1.value }
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let x): hasher.combine(x)
+        case .number(let x): hasher.combine(x)
+        case .string(let x): hasher.combine(x)
+        case .array(let x): hasher.combine(x)
+        case .object(let members):
+            for member in members {
+                hasher.combine(member.key)
+                hasher.combine(member.value)
+            }
+        }
+    }
 }
 
-private struct JSONParser {
+/// The reader behind ``JSONDocument/parse(_:)``: an index over the bytes, one method per rule.
+struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
 
     init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    func fail(_ message: String) -> SearchError {
-        SearchError(code: .invalidCatalog, message: "not valid JSON", cause: "\(message) at byte \(i + 1)")
-    }
+    func fail(_ message: String) -> JSONDocument.ParseError { JSONDocument.ParseError(offset: i, message: message) }
 
     mutating func skipSpace() {
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
     }
 
-    mutating func literal(_ word: StaticString, _ v: JSONValue) throws(SearchError) -> JSONValue {
+    mutating func literal(_ word: StaticString, _ v: JSONDocument) throws(JSONDocument.ParseError) -> JSONDocument {
         let n = word.utf8CodeUnitCount
-        guard i + n <= bytes.count else { throw fail("unexpected end") }
+        guard i + n <= bytes.count else { throw fail("unexpected end of input") }
         let ok = word.withUTF8Buffer { w in (0..<n).allSatisfy { bytes[i + $0] == w[$0] } }
         guard ok else { throw fail("unexpected character") }
         i += n
         return v
     }
 
-    mutating func value(depth: Int) throws(SearchError) -> JSONValue {
+    mutating func value(depth: Int) throws(JSONDocument.ParseError) -> JSONDocument {
         guard depth < 64 else { throw fail("nested deeper than 64") }
-        guard i < bytes.count else { throw fail("unexpected end") }
+        guard i < bytes.count else { throw fail("unexpected end of input") }
         switch bytes[i] {
         case UInt8(ascii: "{"):
             i += 1
-            var object = [String: JSONValue]()
+            var members = [(key: String, value: JSONDocument)]()
             skipSpace()
             if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
                 i += 1
-                return .object(object)
+                return .object(members)
             }
             while true {
                 skipSpace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a key") }
+                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
                 let key = try string()
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 i += 1
                 skipSpace()
-                object[key] = try value(depth: depth + 1)
+                // RFC 8259 leaves repeated names to the reader: a repeat is refused, so no value
+                // silently hides another.
+                if members.contains(where: { $0.key == key }) { throw fail("duplicate key \"\(key)\"") }
+                members.append((key, try value(depth: depth + 1)))
                 skipSpace()
-                guard i < bytes.count else { throw fail("unexpected end") }
+                guard i < bytes.count else { throw fail("unexpected end of input") }
                 if bytes[i] == UInt8(ascii: ",") {
                     i += 1
                 } else if bytes[i] == UInt8(ascii: "}") {
                     i += 1
-                    return .object(object)
+                    return .object(members)
                 } else {
                     throw fail("expected ',' or '}'")
                 }
             }
         case UInt8(ascii: "["):
             i += 1
-            var array = [JSONValue]()
+            var array = [JSONDocument]()
             skipSpace()
             if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
                 i += 1
@@ -99,7 +157,7 @@ private struct JSONParser {
                 skipSpace()
                 array.append(try value(depth: depth + 1))
                 skipSpace()
-                guard i < bytes.count else { throw fail("unexpected end") }
+                guard i < bytes.count else { throw fail("unexpected end of input") }
                 if bytes[i] == UInt8(ascii: ",") {
                     i += 1
                 } else if bytes[i] == UInt8(ascii: "]") {
@@ -117,7 +175,7 @@ private struct JSONParser {
         }
     }
 
-    mutating func number() throws(SearchError) -> Double {
+    mutating func number() throws(JSONDocument.ParseError) -> Double {
         let start = i
         if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
         var digits = 0
@@ -155,7 +213,7 @@ private struct JSONParser {
         return v
     }
 
-    mutating func string() throws(SearchError) -> String {
+    mutating func string() throws(JSONDocument.ParseError) -> String {
         i += 1  // opening quote
         let start = i
         // Fast path: no escapes.
@@ -174,7 +232,8 @@ private struct JSONParser {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
                 i += 1
-                return try out.withUnsafeBufferPointer { buffer throws(SearchError) in try validated(buffer) }
+                return try out.withUnsafeBufferPointer { buffer throws(JSONDocument.ParseError) in try validated(buffer)
+                }
             }
             if b < 0x20 { throw fail("control character in a string") }
             if b != UInt8(ascii: "\\") {
@@ -211,7 +270,7 @@ private struct JSONParser {
         }
     }
 
-    mutating func hex4() throws(SearchError) -> UInt32 {
+    mutating func hex4() throws(JSONDocument.ParseError) -> UInt32 {
         guard i + 4 <= bytes.count else { throw fail("short \\u escape") }
         var v: UInt32 = 0
         for _ in 0..<4 {
@@ -229,7 +288,7 @@ private struct JSONParser {
         return v
     }
 
-    func validated(_ utf8: UnsafeBufferPointer<UInt8>) throws(SearchError) -> String {
+    func validated(_ utf8: UnsafeBufferPointer<UInt8>) throws(JSONDocument.ParseError) -> String {
         guard let s = String(validating: utf8, as: UTF8.self) else { throw fail("invalid UTF-8") }
         return s
     }

@@ -1,0 +1,127 @@
+"""The grpcio client of bench/rpc/write-load (see there): Capture latency with no writes and under
+a steady stream of UpsertEntities, and how soon an upsert of 100 entities is visible to a Query."""
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import time
+
+import grpc
+
+sys.path.insert(0, os.path.dirname(__file__))
+from capture_search import descriptor, entity, line, pb, pb_grpc, rss_kib, stats, timed  # noqa: E402
+
+
+def batches(catalog, count, size=100):
+    """`count` batches of `size` catalog entities each, as Entity messages (ids cycle over the file)."""
+    entities = []
+    with open(catalog) as f:
+        for l in f:
+            e = json.loads(l)
+            if "synonyms" in e:
+                continue
+            entities.append(entity(e))
+            if len(entities) >= count * size:
+                break
+    return [entities[i * size % len(entities):][:size] for i in range(count)]
+
+
+def writer(target, catalog, per_second, seconds, batch_size, out):
+    """Sends `per_second` entities a second as UpsertEntities of `batch_size`, for `seconds`."""
+    channel = grpc.insecure_channel(target)
+    upsert = pb_grpc.VisualSearchStub(channel).UpsertEntities
+    calls = max(1, per_second // batch_size)
+    pool = batches(catalog, 50, batch_size)
+    interval = 1 / calls
+    micros, sent = [], 0
+    start = time.perf_counter()
+    n = 0
+    while time.perf_counter() - start < seconds:
+        due = start + n * interval
+        now = time.perf_counter()
+        if due > now:
+            time.sleep(due - now)
+        batch = pool[n % len(pool)]
+        for e in batch:
+            e.subtitle = f"load {n}"
+        _, us = timed(upsert, pb.UpsertEntitiesRequest(entities=batch))
+        micros.append(us)
+        sent += len(batch)
+        n += 1
+    out.put({"acks": stats(micros), "entities per second": sent / (time.perf_counter() - start)})
+    channel.close()
+
+
+def captures(stub, requests, seconds):
+    micros, i = [], 0
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        micros.append(timed(stub.Capture, requests[i % len(requests)])[1])
+        i += 1
+    return stats(micros)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    for name in ("--target", "--catalog", "--queries", "--json"):
+        p.add_argument(name, required=True)
+    p.add_argument("--pid", type=int, required=True)
+    p.add_argument("--seconds", type=float, default=60)
+    p.add_argument("--idle-seconds", type=float, default=20)
+    p.add_argument("--rate", type=int, default=1000)
+    p.add_argument("--visibility-rounds", type=int, default=50)
+    a = p.parse_args()
+    queries = [json.loads(l) for l in open(a.queries)]
+    channel = grpc.insecure_channel(a.target)
+    stub = pb_grpc.VisualSearchStub(channel)
+    result = {"server rss before": rss_kib(a.pid) / 1024}
+
+    # How soon 100 upserted entities show: each round marks its batch with a word of its own.
+    pool = batches(a.catalog, a.visibility_rounds)
+    visible = []
+    for n, batch in enumerate(pool):
+        mark = f"zzvisible{n}"
+        for e in batch:
+            e.tags.append(mark)
+        look = pb.QueryRequest(descriptor=pb.Descriptor(labels=[pb.Label(text=mark, confidence=1)]), limit=5)
+        start = time.perf_counter_ns()
+        stub.UpsertEntities(pb.UpsertEntitiesRequest(entities=batch), timeout=30)
+        while not stub.Query(look, timeout=30).results:
+            pass
+        visible.append((time.perf_counter_ns() - start) / 1000)
+    result["100 upserts until visible"] = stats(visible)
+    line("UpsertEntities of 100 until a Query sees it", result["100 upserts until visible"], target=False)
+
+    requests = [pb.CaptureRequest(descriptor=descriptor(q), page_size=20) for q in queries]
+    for r in requests[:50]:
+        stub.Capture(r, timeout=30)  # warm-up
+    result["Capture, no writes"] = captures(stub, requests, a.idle_seconds)
+    line("Capture, no writes", result["Capture, no writes"])
+
+    out = multiprocessing.Queue()
+    process = multiprocessing.Process(
+        target=writer, args=(a.target, a.catalog, a.rate, a.seconds, 100, out))
+    process.start()
+    result["Capture under writes"] = captures(stub, requests, a.seconds)
+    process.join()
+    written = out.get()
+    result["writes"] = written
+    line(f"Capture under {a.rate} upserts/s", result["Capture under writes"])
+    line("UpsertEntities of 100 (acknowledged, fsynced)", written["acks"], target=False)
+    ratio = result["Capture under writes"]["p99"] / max(result["Capture, no writes"]["p99"], 1)
+    result["p99 under writes ÷ idle"] = ratio
+    print(f"entities upserted per second: {written['entities per second']:.0f}; "
+          f"Capture p99 under writes ÷ idle: {ratio:.2f} (target ≤ 1.5: {'met' if ratio <= 1.5 else 'MISSED'})")
+    result["server rss after"] = rss_kib(a.pid) / 1024
+    result["server rss peak"] = rss_kib(a.pid, "VmHWM") / 1024
+    print(f"server RSS: {result['server rss before']:.1f} MiB before, {result['server rss after']:.1f} MiB after "
+          f"(peak {result['server rss peak']:.1f} MiB)")
+    channel.close()
+    with open(a.json, "w") as f:
+        json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
