@@ -94,15 +94,29 @@ public final class CatalogSnapshot: Sendable {
         return (next, applied)
     }
 
-    /// Takes over the facet numbering of a snapshot with the same segments (a delete changes only
-    /// delete bits), so it is not computed again.
+    /// Takes over the facet numbering of a snapshot whose segments are a prefix of this one's (a
+    /// delete keeps them, an upsert appends one), extending it by the new segments instead of
+    /// numbering every segment again.
     func inheritNumbering(from previous: CatalogSnapshot) {
-        guard previous.segments.count == segments.count,
+        guard previous.segments.count <= segments.count,
             zip(previous.segments, segments).allSatisfy({ $0 === $1 }),
             let numbering = previous.derived.withLock({ $0.numbering })
         else { return }
-        derived.withLock { $0.numbering = numbering }
+        let extended =
+            previous.segments.count == segments.count
+            ? numbering : numbering.extended(with: segments[previous.segments.count...])
+        derived.withLock { $0.numbering = extended }
     }
+
+    /// Drops what was derived (numbering, counts): a replaced snapshot kept for page tokens
+    /// computes them again if a token ever comes back, instead of holding them meanwhile.
+    func dropDerived() {
+        derived.withLock { $0 = Derived() }
+    }
+
+    /// Set once a search on this snapshot handed out a page token: only such snapshots are worth
+    /// keeping after they are replaced (see ``SearchEngine``'s retention).
+    let handedOutPageToken = Atomic<Bool>(false)
 
     /// The number of entities.
     public let count: Int

@@ -1,3 +1,5 @@
+internal import Synchronization
+
 extension SearchEngine {
     /// The default and largest page sizes of a session.
     public static let defaultPageSize = 20
@@ -80,6 +82,7 @@ extension SearchEngine {
                 locale: session.locale, several: several, link: link)
         }
         let next = offset + page.count
+        if next < total { snapshot.handedOutPageToken.store(true, ordering: .relaxed) }
         return SearchState(
             sessionID: session.id, queryText: evaluation.queryText, chips: evaluation.chips, facets: evaluation.facets,
             appliedFilters: evaluation.filters.map { AppliedFilter(filter: $0, label: $0.label) }, results: results,

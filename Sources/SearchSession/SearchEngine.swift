@@ -5,8 +5,10 @@ internal import Synchronization
 /// The catalog and its indexes, versioned, answering sheet queries; sessions build on it.
 ///
 /// The engine holds the current ``CatalogSnapshot`` and recently replaced ones: a page token names
-/// its snapshot, and a snapshot stays available for ``retention`` after it is replaced (and at
-/// most ``maximumRetained`` of them), so paging stays consistent during updates.
+/// its snapshot, and a snapshot that handed out page tokens stays available for ``retention``
+/// after it is replaced (at most ``maximumRetained`` of them), so paging stays consistent during
+/// updates; one that handed out none is kept only ``tokenGrace``. A replaced snapshot drops its
+/// derived caches; they are computed again if a token comes back.
 ///
 /// Writes are serialised and cost what they write: an upsert adds a segment built from its batch
 /// and sets delete bits on the entities it replaces; a delete only sets bits. Small segments are
@@ -268,13 +270,24 @@ public final class SearchEngine: Sendable {
         }
         guard let next = make(generation) else { return }
         let now = ContinuousClock.now
-        state.withLock { s in
-            s.retired.append((s.current, now))
+        let old = state.withLock { s in
+            let old = s.current
+            s.retired.append((old, now))
             s.current = next
-            s.retired.removeAll { now - $0.at > retention }
+            s.retired.removeAll { retired in
+                let age = now - retired.at
+                return age > retention
+                    || (age > Self.tokenGrace && !retired.snapshot.handedOutPageToken.load(ordering: .relaxed))
+            }
             if s.retired.count > maximumRetained { s.retired.removeFirst(s.retired.count - maximumRetained) }
+            return old
         }
+        old.dropDerived()
     }
+
+    /// How long a replaced snapshot that handed out no page token is kept anyway: a search that
+    /// started on it just before the write may still hand one out.
+    static let tokenGrace: Duration = .seconds(10)
 
     // MARK: Merges
 

@@ -38,9 +38,23 @@ struct FacetNumbering: Sendable {
         var label: String
     }
 
+    /// Each attribute's numeric range over the segments, for the bucket layouts.
+    private var ranges: [(min: Double, max: Double, integral: Bool)?] = []
+
     /// Numbers the values of `segments`.
     init(segments: [Segment]) {
-        var ranges = [(min: Double, max: Double, integral: Bool)?]()
+        add(segments)
+    }
+
+    /// This numbering with `segments` appended (an upsert's new segment): the numbers given so
+    /// far stay, so the work is the new segments' dictionaries, not the catalog's.
+    func extended(with segments: some Sequence<Segment>) -> FacetNumbering {
+        var next = self
+        next.add(segments)
+        return next
+    }
+
+    private mutating func add(_ segments: some Sequence<Segment>) {
         for segment in segments {
             typeMap.append(segment.typeNames.map { number(&typeNumbers, &typeNames, segment.name($0)) })
             var categories = [Int32]()
@@ -89,11 +103,13 @@ struct FacetNumbering: Sendable {
             }
             valueMap.append(values)
         }
-        for s in segments.indices {
+        for s in segmentNumbers.count..<typeMap.count {
             segmentNumbers.append(
                 SegmentNumbers(
                     types: typeMap[s], categories: categoryMap[s], attributes: attributeMap[s], values: valueMap[s]))
         }
+        buckets = []
+        bucketStart = []
         var start: Int32 = 0
         for (attribute, range) in ranges.enumerated() {
             bucketStart.append(start)
