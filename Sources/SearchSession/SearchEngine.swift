@@ -2,13 +2,18 @@ internal import Dispatch
 internal import Foundation
 internal import Synchronization
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// The catalog and its indexes, versioned, answering sheet queries; sessions build on it.
 ///
 /// The engine holds the current ``CatalogSnapshot`` and recently replaced ones: a page token names
 /// its snapshot, and a snapshot that handed out page tokens stays available for ``retention``
 /// after it is replaced (at most ``maximumRetained`` of them), so paging stays consistent during
-/// updates; one that handed out none is kept only ``tokenGrace``. A replaced snapshot drops its
-/// derived caches; they are computed again if a token comes back.
+/// updates; one that handed out none is kept only ``tokenGrace``, and the oldest go early when the
+/// segments only they hold pass ``retainedSegmentBudget``. A replaced snapshot drops its derived
+/// caches; they are computed again if a token comes back.
 ///
 /// Writes are serialised and cost what they write: an upsert adds a segment built from its batch
 /// and sets delete bits on the entities it replaces; a delete only sets bits. Small segments are
@@ -280,9 +285,31 @@ public final class SearchEngine: Sendable {
                     || (age > Self.tokenGrace && !retired.snapshot.handedOutPageToken.load(ordering: .relaxed))
             }
             if s.retired.count > maximumRetained { s.retired.removeFirst(s.retired.count - maximumRetained) }
+            // Under heavy writes, replaced snapshots pin segments merged away meanwhile: past the
+            // budget the oldest go first (their tokens then ask to start again from page 1).
+            while s.retired.count > 1 && Self.pinnedBytes(s.retired, current: next) > retainedSegmentBudget {
+                s.retired.removeFirst()
+            }
             return old
         }
         old.dropDerived()
+    }
+
+    /// The most bytes of segments that only replaced snapshots hold (merged away since): 64 MiB.
+    let retainedSegmentBudget = 64 << 20
+
+    /// The bytes of the segments the retired snapshots hold that `current` does not.
+    static func pinnedBytes(
+        _ retired: [(snapshot: CatalogSnapshot, at: ContinuousClock.Instant)], current: CatalogSnapshot
+    ) -> Int {
+        var live = Set(current.segments.map { ObjectIdentifier($0) })
+        var bytes = 0
+        for (snapshot, _) in retired {
+            for segment in snapshot.segments where live.insert(ObjectIdentifier(segment)).inserted {
+                bytes += segment.region.count
+            }
+        }
+        return bytes
     }
 
     /// How long a replaced snapshot that handed out no page token is kept anyway: a search that
@@ -301,14 +328,30 @@ public final class SearchEngine: Sendable {
         }
         guard start else { return }
         mergeQueue.async { [self] in
+            Self.yieldToQueries()
             while mergeOnce() {}
             // Merges are what make a checkpoint worth writing; a failed one leaves the log and the
             // previous manifest, which still recover everything.
             if log != nil { try? checkpoint() }
+            // A merge builds its segment on the heap before it is written and mapped.
+            releaseFreeMemory()
             state.withLock { $0.merging = false }
             // A write between the last check and the flag may have asked for another merge.
             scheduleMerge()
         }
+    }
+
+    /// Lowers the calling (merge) thread's priority: on a machine with few cores a merge would
+    /// otherwise take the core from the queries it is meant to speed up.
+    private static func yieldToQueries() {
+        #if canImport(Glibc)
+            // On Linux, setpriority with a thread id sets that thread's nice value alone (gettid is
+            // looked up: the Glibc module does not export it).
+            typealias ThreadID = @convention(c) () -> Int32
+            guard let symbol = dlsym(nil, "gettid") else { return }
+            let thread = unsafeBitCast(symbol, to: ThreadID.self)()
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(thread), 10)
+        #endif
     }
 
     /// Merges the segments the policy picks now, if any; returns whether it merged.
