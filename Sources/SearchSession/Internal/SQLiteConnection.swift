@@ -24,6 +24,16 @@ struct SQLiteConnection: ~Copyable {
         sqlite3_busy_timeout(db, 5000)
     }
 
+    /// Opens a database whose every commit is on disk when it returns: `journal_mode=WAL` with
+    /// `synchronous=FULL` (the WAL is fsynced at each commit, so an acknowledged write survives a
+    /// crash or a power cut, not only a killed process).
+    static func durable(path: String) throws(SearchError) -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path)
+        try connection.execute("PRAGMA journal_mode=WAL")
+        try connection.execute("PRAGMA synchronous=FULL")
+        return connection
+    }
+
     deinit { sqlite3_close_v2(db) }
 
     var changes: Int { Int(sqlite3_changes(db)) }

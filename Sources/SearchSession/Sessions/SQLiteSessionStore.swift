@@ -19,9 +19,7 @@ public final class SQLiteSessionStore: SessionStore {
     /// - Throws: ``SearchError/Code/storage`` when it cannot be opened or set up.
     public init(path: String) throws(SearchError) {
         self.path = path
-        let c = try SQLiteConnection(path: path)
-        try c.execute("PRAGMA journal_mode=WAL")
-        try c.execute("PRAGMA synchronous=FULL")
+        let c = try SQLiteConnection.durable(path: path)
         try c.execute(
             """
             CREATE TABLE IF NOT EXISTS sessions (
