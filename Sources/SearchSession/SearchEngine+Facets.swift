@@ -11,46 +11,49 @@ extension SearchEngine {
     ///   then counts the snapshot keeps are used where a facet's own selection is the only
     ///   constraint, and otherwise the documents are read column by column.
     static func facets(
-        _ s: CatalogSnapshot, candidates: [Candidate]?, constraints c: Constraints, request r: SearchRequest
+        _ snapshot: CatalogSnapshot, candidates: [Candidate]?, constraints: Constraints, request: SearchRequest
     ) -> [Facet] {
-        let numbering = s.numbering
-        if candidates == nil && c.isEmpty {
-            return facets(s.everythingCounts, seen: nil, numbering: numbering, constraints: c, request: r)
+        let numbering = snapshot.numbering
+        if candidates == nil && constraints.isEmpty {
+            return facets(
+                snapshot.everythingCounts, seen: nil, numbering: numbering, constraints: constraints, request: request)
         }
-        if c.isEmpty, let candidates, candidates.count * 2 > s.count {
+        if constraints.isEmpty, let candidates, candidates.count * 2 > snapshot.count {
             // Most live documents are hits (a very common label): count the few that are not and
             // take them from the snapshot's own totals, so the cost follows the smaller side.
-            let missing = complementCounts(of: candidates, in: s, numbering: numbering)
+            let missing = complementCounts(of: candidates, in: snapshot, numbering: numbering)
             return facets(
-                s.everythingCounts.subtracting(missing), seen: nil, numbering: numbering, constraints: c, request: r)
+                snapshot.everythingCounts.subtracting(missing), seen: nil, numbering: numbering,
+                constraints: constraints, request: request)
         }
         let tally = FacetTally(numbering)
-        let docs = candidates.map { $0.map(\.doc) } ?? s.liveDocs()
+        let docs = candidates.map { $0.map(\.doc) } ?? snapshot.liveDocs()
         // Documents come in ascending order: count them a segment at a time, with that segment's
         // compiled constraints and number maps at hand.
         var start = 0
         while start < docs.count {
-            let (si, _) = s.locate(docs[start])
-            let end = si + 1 < s.segments.count ? Int32(s.bases[si + 1]) : Int32.max
+            let (si, _) = snapshot.locate(docs[start])
+            let end = si + 1 < snapshot.segments.count ? Int32(snapshot.bases[si + 1]) : Int32.max
             var stop = start
             while stop < docs.count && docs[stop] < end { stop += 1 }
             count(
-                docs[start..<stop], base: s.bases[si], segment: s.segments[si], numbers: numbering.segmentNumbers[si],
-                constraints: c, tally: tally)
+                docs[start..<stop], base: snapshot.bases[si], segment: snapshot.segments[si],
+                numbers: numbering.segmentNumbers[si],
+                constraints: constraints, tally: tally)
             start = stop
         }
-        return facets(tally.counts, seen: tally.seen, numbering: numbering, constraints: c, request: r)
+        return facets(tally.counts, seen: tally.seen, numbering: numbering, constraints: constraints, request: request)
     }
 
     /// The counts of the live documents that are not among `candidates` (ascending).
     private static func complementCounts(
-        of candidates: [Candidate], in s: CatalogSnapshot, numbering: FacetNumbering
+        of candidates: [Candidate], in snapshot: CatalogSnapshot, numbering: FacetNumbering
     ) -> FacetCounts {
         let tally = FacetTally(numbering)
         var next = 0
-        for (si, segment) in s.segments.enumerated() {
-            let base = s.bases[si]
-            let deleted = s.deletes[si]
+        for (si, segment) in snapshot.segments.enumerated() {
+            let base = snapshot.bases[si]
+            let deleted = snapshot.deletes[si]
             let numbers = numbering.segmentNumbers[si]
             for local in 0..<segment.count {
                 let doc = base + Int32(local)
@@ -72,22 +75,22 @@ extension SearchEngine {
             for doc in docs { tally.add(Int(doc - base), of: segment, numbers) }
             return
         }
-        let c = constraints.compiled(for: segment)
+        let compiled = constraints.compiled(for: segment)
         // The filters' attributes in this segment's numbering, to tell which pairs a failed
         // filter's facet still counts.
-        let filterAttributes = c.filters.map { $0.number }
+        let filterAttributes = compiled.filters.map { $0.number }
         for global in docs {
             let doc = Int(global - base)
-            if let e = c.expression, !e.matches(doc, in: segment) { continue }
+            if let e = compiled.expression, !e.matches(doc, in: segment) { continue }
             let pairs = segment.attributes(of: doc)
             for p in pairs { tally.seen[Int(numbers.attributes[Int(segment.attributeName[p])])] = true }
-            let typeOK = c.passesType(doc, in: segment)
-            let categoryOK = c.passesCategory(doc, in: segment)
+            let typeOK = compiled.passesType(doc, in: segment)
+            let categoryOK = compiled.passesCategory(doc, in: segment)
             // The attribute whose filters the document fails, if exactly one does (a facet ignores
             // its own filters); two or more and it counts nowhere.
             var failed: UInt32? = nil
             var failures = 0
-            for (k, f) in c.filters.enumerated() where !f.matches(doc, in: segment) {
+            for (k, filter) in compiled.filters.enumerated() where !filter.matches(doc, in: segment) {
                 let attribute = filterAttributes[k] ?? .max
                 if failed == attribute { continue }
                 failures += 1
@@ -106,8 +109,8 @@ extension SearchEngine {
     /// The facets of counts: type, category, then attributes by name; values most first.
     private static func facets(
         _ counts: FacetCounts, seen: UnsafeMutableBufferPointer<Bool>?, numbering: FacetNumbering,
-        constraints c: Constraints,
-        request r: SearchRequest
+        constraints: Constraints,
+        request: SearchRequest
     ) -> [Facet] {
         func values(_ names: [String], _ counts: [Int32], selected: Set<String>) -> [FacetValue] {
             var out = [FacetValue]()
@@ -120,11 +123,11 @@ extension SearchEngine {
         out.append(
             Facet(
                 name: "type", kind: .type,
-                values: values(numbering.typeNames, counts.types, selected: Set(r.entityTypes))))
+                values: values(numbering.typeNames, counts.types, selected: Set(request.entityTypes))))
         out.append(
             Facet(
                 name: "category", kind: .category,
-                values: values(numbering.categoryNames, counts.categories, selected: Set(c.categories))))
+                values: values(numbering.categoryNames, counts.categories, selected: Set(constraints.categories))))
         // Each attribute's values with their counts, straight from the count arrays.
         var attributeValues = [[(label: String, count: Int)]](repeating: [], count: numbering.attributeNames.count)
         for (value, count) in counts.values.enumerated() where count > 0 {
@@ -151,7 +154,7 @@ extension SearchEngine {
             if seen == nil && attributeValues[attribute].isEmpty { continue }
             let layout = numbering.buckets[attribute]
             var selected = Set<String>()
-            for f in c.filters where f.attribute == name {
+            for f in constraints.filters where f.attribute == name {
                 switch f.condition {
                 case .anyOf(let v):
                     if let layout {

@@ -17,18 +17,18 @@ extension SearchEngine {
     ///   non-finite max distance, or a print whose length differs from its model's in the catalog.
     public func query(_ request: QueryRequest, linker: EntityLinker? = nil) throws(SearchError) -> [QueryResult] {
         let limit = try Self.limit(request.limit)
-        if let d = request.maxDistance, !(d.isFinite && d >= 0) {
-            throw .invalid("max distance \(d) must be a finite number ≥ 0")
+        if let distance = request.maxDistance, !(distance.isFinite && distance >= 0) {
+            throw .invalid("max distance \(distance) must be a finite number ≥ 0")
         }
-        let s = snapshot
-        let prints = try Self.prints(of: request.descriptor, in: s)
-        let groups = Self.groups(request.descriptor.labels, analyzer: s.analyzer)
+        let snapshot = self.snapshot
+        let prints = try Self.prints(of: request.descriptor, in: snapshot)
+        let groups = Self.groups(request.descriptor.labels, analyzer: snapshot.analyzer)
         let ranked =
             Ranker.rank(
-                s, groups: groups, mode: .any, prints: prints, maxDistance: request.maxDistance,
+                snapshot, groups: groups, mode: .any, prints: prints, maxDistance: request.maxDistance,
                 imageLimit: Self.sheetImageCandidates, topK: limit) ?? []
         return Self.sheet(
-            ranked, in: s, groups: groups, limit: limit, locale: request.descriptor.locale, today: today,
+            ranked, in: snapshot, groups: groups, limit: limit, locale: request.descriptor.locale, today: today,
             linker: linker)
     }
 
@@ -43,21 +43,24 @@ extension SearchEngine {
     }
 
     /// The prints a descriptor brings: the built-in print of its pixels and the client's print.
-    static func prints(of d: Descriptor, in s: CatalogSnapshot) throws(SearchError) -> [FeaturePrint] {
-        try d.validate()
+    static func prints(of descriptor: Descriptor, in snapshot: CatalogSnapshot) throws(SearchError) -> [FeaturePrint] {
+        try descriptor.validate()
         var out = [FeaturePrint]()
-        if let buffer = d.pixelBuffer { out.append(FeaturePrinter.print(buffer)) }
-        if let p = d.featurePrint {
-            try checkDimension(p, in: s)
-            out.append(p)
+        if let buffer = descriptor.pixelBuffer { out.append(FeaturePrinter.print(buffer)) }
+        if let print = descriptor.featurePrint {
+            try checkDimension(print, in: snapshot)
+            out.append(print)
         }
         return out
     }
 
-    static func checkDimension(_ p: FeaturePrint, in s: CatalogSnapshot) throws(SearchError) {
-        let expected = p.model == FeaturePrinter.model ? FeaturePrinter.dimension : s.dimension(ofModel: p.model)
-        if let expected, expected != p.values.count {
-            throw .invalid("feature print of model \(p.model) has \(p.values.count) values; the model has \(expected)")
+    static func checkDimension(_ print: FeaturePrint, in snapshot: CatalogSnapshot) throws(SearchError) {
+        let expected =
+            print.model == FeaturePrinter.model
+            ? FeaturePrinter.dimension : snapshot.dimension(ofModel: print.model)
+        if let expected, expected != print.values.count {
+            throw .invalid(
+                "feature print of model \(print.model) has \(print.values.count) values; the model has \(expected)")
         }
     }
 
@@ -73,11 +76,11 @@ extension SearchEngine {
     public var currentDay: Int64 { nowMs().dividedFloor(by: 86_400_000) }
 
     /// The deep links of `docs` in `s`: the linker's (cached with the snapshot), else the catalog's.
-    static func links(_ docs: [Int32], in s: CatalogSnapshot, linker: EntityLinker?) -> [String] {
-        if let linker { return s.linkCache.links(docs, in: s, linker: linker) }
+    static func links(_ docs: [Int32], in snapshot: CatalogSnapshot, linker: EntityLinker?) -> [String] {
+        if let linker { return snapshot.linkCache.links(docs, in: snapshot, linker: linker) }
         return docs.map { doc in
-            let (si, local) = s.locate(doc)
-            return s.segments[si].string(s.segments[si].docLink[local])
+            let (si, local) = snapshot.locate(doc)
+            return snapshot.segments[si].string(snapshot.segments[si].docLink[local])
         }
     }
 
@@ -93,9 +96,9 @@ extension SearchEngine {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func pad(_ v: Int, _ n: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, n - s.count)) + s
+        func pad(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
     }
@@ -103,9 +106,9 @@ extension SearchEngine {
     /// Whether a related entity is worth surfacing: a dated entity (a concert) only when upcoming.
     ///
     /// - Parameter today: Today's date, asked for only when the entity is dated.
-    static func isCurrent(_ doc: Int32, in s: CatalogSnapshot, today: () -> String) -> Bool {
-        let (si, local) = s.locate(doc)
-        let segment = s.segments[si]
+    static func isCurrent(_ doc: Int32, in snapshot: CatalogSnapshot, today: () -> String) -> Bool {
+        let (si, local) = snapshot.locate(doc)
+        let segment = snapshot.segments[si]
         guard let number = segment.attributeNumber(named: "date"), let p = segment.attribute(number, of: local),
             case .string(let date) = segment.attributeValue(at: p), date.utf8.count >= 10
         else { return true }
@@ -113,9 +116,9 @@ extension SearchEngine {
     }
 
     /// The live related entities of a document, as document numbers, in the catalog's order.
-    static func related(of doc: Int32, in s: CatalogSnapshot) -> [Int32] {
-        let (si, local) = s.locate(doc)
-        return s.segments[si].related(of: local).compactMap { s.doc(of: $0) }
+    static func related(of doc: Int32, in snapshot: CatalogSnapshot) -> [Int32] {
+        let (si, local) = snapshot.locate(doc)
+        return snapshot.segments[si].related(of: local).compactMap { snapshot.doc(of: $0) }
     }
 
     /// Builds the sheet from a ranking: primaries, their related entities, display fields.
@@ -123,7 +126,7 @@ extension SearchEngine {
     /// The few documents seen while following related links are kept in an array (a set would
     /// cost more than it saves at this size); only the results' own fields are read.
     static func sheet(
-        _ ranked: [Candidate], in s: CatalogSnapshot, groups: [TextGroup], limit: Int, locale: String,
+        _ ranked: [Candidate], in snapshot: CatalogSnapshot, groups: [TextGroup], limit: Int, locale: String,
         today: () -> String, linker: EntityLinker?
     ) -> [QueryResult] {
         var todayText: String?
@@ -138,17 +141,18 @@ extension SearchEngine {
         // Related entities of the top primaries: one hop (album → artist) and two (→ concerts).
         var related = [(doc: Int32, score: Float, parent: Int32)]()
         let relatedBudget = primaries.count >= limit ? max(1, limit / 3) : limit - primaries.count
-        for c in primaries.prefix(3) where related.count < relatedBudget {
-            var frontier = [c.doc]
+        for primary in primaries.prefix(3) where related.count < relatedBudget {
+            var frontier = [primary.doc]
             for _ in 0..<2 {
                 var next = [Int32]()
-                for e in frontier {
-                    for d in Self.related(of: e, in: s) {
-                        guard !seen.contains(d) else { continue }
-                        next.append(d)
-                        guard related.count < relatedBudget, isCurrent(d, in: s, today: cachedToday) else { continue }
-                        seen.append(d)
-                        related.append((d, c.score * 0.5, c.doc))
+                for doc in frontier {
+                    for neighbour in Self.related(of: doc, in: snapshot) {
+                        guard !seen.contains(neighbour) else { continue }
+                        next.append(neighbour)
+                        guard related.count < relatedBudget, isCurrent(neighbour, in: snapshot, today: cachedToday)
+                        else { continue }
+                        seen.append(neighbour)
+                        related.append((neighbour, primary.score * 0.5, primary.doc))
                     }
                 }
                 frontier = next
@@ -157,35 +161,36 @@ extension SearchEngine {
         let primaryCount = min(primaries.count, limit - related.count)
         var docs = primaries.prefix(primaryCount).map(\.doc)
         docs += related.map(\.doc)
-        let links = Self.links(docs, in: s, linker: linker)
+        let links = Self.links(docs, in: snapshot, linker: linker)
         let several = docs.count > 1
         let usable = Ranker.usableGroups(groups)
         var out = [QueryResult]()
         out.reserveCapacity(docs.count)
-        for (k, c) in primaries.prefix(primaryCount).enumerated() {
+        for (position, primary) in primaries.prefix(primaryCount).enumerated() {
             out.append(
                 result(
-                    c.doc, in: s, candidate: c, score: c.score, parent: nil,
-                    matchedTerms: Ranker.matchedTerms(c.matchedGroups, groups: groups, usable: usable),
-                    locale: locale, several: several, link: links[k]))
+                    primary.doc, in: snapshot, candidate: primary, score: primary.score, parent: nil,
+                    matchedTerms: Ranker.matchedTerms(primary.matchedGroups, groups: groups, usable: usable),
+                    locale: locale, several: several, link: links[position]))
         }
-        for (k, r) in related.enumerated() {
-            let (pi, plocal) = s.locate(r.parent)
+        for (position, entry) in related.enumerated() {
+            let (parentSegment, parentDoc) = snapshot.locate(entry.parent)
             out.append(
                 result(
-                    r.doc, in: s, candidate: nil, score: r.score, parent: s.segments[pi].ref(of: plocal),
-                    matchedTerms: [], locale: locale, several: several, link: links[primaryCount + k]))
+                    entry.doc, in: snapshot, candidate: nil, score: entry.score,
+                    parent: snapshot.segments[parentSegment].ref(of: parentDoc), matchedTerms: [], locale: locale,
+                    several: several, link: links[primaryCount + position]))
         }
         return out
     }
 
     /// A result's display fields, read from its document's columns.
     static func result(
-        _ doc: Int32, in s: CatalogSnapshot, candidate: Candidate?, score: Float, parent: EntityRef?,
+        _ doc: Int32, in snapshot: CatalogSnapshot, candidate: Candidate?, score: Float, parent: EntityRef?,
         matchedTerms: [String], locale: String, several: Bool, link: String
     ) -> QueryResult {
-        let (si, local) = s.locate(doc)
-        let segment = s.segments[si]
+        let (si, local) = snapshot.locate(doc)
+        let segment = snapshot.segments[si]
         let text = segment.display(local, locale: locale)
         let image = segment.string(segment.docImage[local])
         let thumbnail = segment.string(segment.docThumbnail[local])
@@ -197,9 +202,9 @@ extension SearchEngine {
             matchedTerms: matchedTerms, relatedTo: parent, category: segment.category(of: local))
     }
 
-    static func truncate(_ s: String, _ n: Int) -> String {
-        // A string of at most n bytes has at most n characters: skip counting characters.
-        s.utf8.count <= n || s.count <= n ? s : String(s.prefix(n - 1)) + "…"
+    static func truncate(_ text: String, _ limit: Int) -> String {
+        // A string of at most `limit` bytes has at most `limit` characters: skip counting them.
+        text.utf8.count <= limit || text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
     }
 }
 

@@ -218,45 +218,47 @@ extension SearchEngine {
     /// count and unconstrained facets are the snapshot's own (computed once per snapshot), and a
     /// page reads only the documents it shows.
     func evaluate(
-        _ s: CatalogSnapshot, session: SessionRecord, request r: SearchRequest, needed: Int = .max
+        _ snapshot: CatalogSnapshot, session: SessionRecord, request: SearchRequest, needed: Int = .max
     ) -> Evaluation {
-        let disabled = Set(r.disabledLabels.map { Analyzer.tokens($0).joined(separator: " ") })
+        let disabled = Set(request.disabledLabels.map { Analyzer.tokens($0).joined(separator: " ") })
         let chips = session.labels.map { l in
             Chip(
                 text: l.text, selected: !disabled.contains(Analyzer.tokens(l.text).joined(separator: " ")),
                 confidence: l.confidence)
         }
-        let queryText = r.query ?? session.queryText
+        let queryText = request.query ?? session.queryText
         let context = RelaxationContext(
-            snapshot: s, session: session, freeText: (queryText, s.analyzer.terms(queryText)), prints: session.prints)
+            snapshot: snapshot, session: session, freeText: (queryText, snapshot.analyzer.terms(queryText)),
+            prints: session.prints)
         let groups = Self.groups(chips, context: context)
         var selection = Selection(
             chips: chips,
             constraints: Constraints(
-                types: Set(r.entityTypes), categories: r.categories.map(normalizeCategory).filter { !$0.isEmpty },
-                filters: r.filters, expression: r.filterExpression),
+                types: Set(request.entityTypes),
+                categories: request.categories.map(normalizeCategory).filter { !$0.isEmpty },
+                filters: request.filters, expression: request.filterExpression),
             groups: groups, matches: Self.matches(groups, context: context))
         var relaxations = [Relaxation]()
         var browse = [FacetValue]()
-        var hits = Self.filter(selection.matches, by: selection.constraints, in: s)
+        var hits = Self.filter(selection.matches, by: selection.constraints, in: snapshot)
         relaxing: while hits.isEmpty {
             for step in RelaxationStep.allCases {
                 if let relaxation = step.apply(&selection, context) {
                     relaxations.append(relaxation)
-                    hits = Self.filter(selection.matches, by: selection.constraints, in: s)
+                    hits = Self.filter(selection.matches, by: selection.constraints, in: snapshot)
                     continue relaxing
                 }
             }
             relaxations.append(
                 Relaxation(kind: .browse, subject: selection.groups.map(\.display).joined(separator: " ")))
-            browse = s.topCategories
+            browse = snapshot.topCategories
             break
         }
         let candidates: [Candidate]?
         if case .some(let list) = selection.matches { candidates = list } else { candidates = nil }
-        let facets = Self.facets(s, candidates: candidates, constraints: selection.constraints, request: r)
+        let facets = Self.facets(snapshot, candidates: candidates, constraints: selection.constraints, request: request)
         let total = hits.count
-        let ordered = Self.order(hits, in: s, by: r.sort, locale: session.locale, needed: needed)
+        let ordered = Self.order(hits, in: snapshot, by: request.sort, locale: session.locale, needed: needed)
         return Evaluation(
             queryText: queryText, chips: selection.chips, groups: selection.groups, hits: ordered, total: total,
             facets: facets, filters: selection.constraints.filters, relaxations: relaxations, browse: browse)
@@ -279,24 +281,24 @@ extension SearchEngine {
 
     /// The matches that pass the constraints, in document order; constraints are checked in each
     /// segment's own numbering.
-    static func filter(_ matches: Matches, by constraints: Constraints, in s: CatalogSnapshot) -> Hits {
+    static func filter(_ matches: Matches, by constraints: Constraints, in snapshot: CatalogSnapshot) -> Hits {
         if constraints.isEmpty {
             switch matches {
             case .some(let list): return .some(list)
-            case .everything: return .everything(count: s.count)
+            case .everything: return .everything(count: snapshot.count)
             }
         }
-        var compiled = [SegmentConstraints?](repeating: nil, count: s.segments.count)
+        var compiled = [SegmentConstraints?](repeating: nil, count: snapshot.segments.count)
         func passes(_ doc: Int32) -> Bool {
-            let (si, local) = s.locate(doc)
-            if compiled[si] == nil { compiled[si] = constraints.compiled(for: s.segments[si]) }
-            return compiled[si]!.passes(local, in: s.segments[si])
+            let (si, local) = snapshot.locate(doc)
+            if compiled[si] == nil { compiled[si] = constraints.compiled(for: snapshot.segments[si]) }
+            return compiled[si]!.passes(local, in: snapshot.segments[si])
         }
         switch matches {
         case .some(let list):
             return .some(list.filter { passes($0.doc) })
         case .everything:
-            return .some(s.liveDocs().compactMap { passes($0) ? Candidate(everything: $0) : nil })
+            return .some(snapshot.liveDocs().compactMap { passes($0) ? Candidate(everything: $0) : nil })
         }
     }
 
@@ -305,16 +307,18 @@ extension SearchEngine {
     }
 
     /// The first `needed` hits in the requested order (all of them when `needed` is larger).
-    static func order(_ hits: Hits, in s: CatalogSnapshot, by sort: Sort, locale: String, needed: Int) -> [Candidate] {
+    static func order(_ hits: Hits, in snapshot: CatalogSnapshot, by sort: Sort, locale: String, needed: Int)
+        -> [Candidate]
+    {
         let limit = min(needed, hits.count)
         guard limit > 0 else { return [] }
         if case .everything = hits, sort.key == .relevance {
             // Every live document scores the same: document order, and only as far as the page.
             var out = [Candidate]()
             out.reserveCapacity(limit)
-            for (si, segment) in s.segments.enumerated() {
-                for local in 0..<segment.count where !s.deletes[si].contains(local) {
-                    out.append(Candidate(everything: s.bases[si] + Int32(local)))
+            for (si, segment) in snapshot.segments.enumerated() {
+                for local in 0..<segment.count where !snapshot.deletes[si].contains(local) {
+                    out.append(Candidate(everything: snapshot.bases[si] + Int32(local)))
                     if out.count == limit { return out }
                 }
             }
@@ -323,19 +327,19 @@ extension SearchEngine {
         let list: [Candidate]
         switch hits {
         case .some(let candidates): list = candidates
-        case .everything: list = s.liveDocs().map(Candidate.init(everything:))
+        case .everything: list = snapshot.liveDocs().map(Candidate.init(everything:))
         }
         switch sort.key {
         case .relevance: return Ranker.top(list, limit)
         case .title:
-            let keys = SortKeys(titlesOf: list, in: s, locale: locale)
+            let keys = SortKeys(titlesOf: list, in: snapshot, locale: locale)
             return Self.top(list, limit) { a, b in
                 let order = keys.compare(a, b)
                 if order != 0 { return sort.descending ? order > 0 : order < 0 }
                 return a < b
             }
         case .attribute:
-            let keys = SortKeys(attribute: sort.attribute, of: list, in: s)
+            let keys = SortKeys(attribute: sort.attribute, of: list, in: snapshot)
             return Self.top(list, limit) { a, b in
                 // Documents without the attribute come last either way.
                 switch (keys.hasValue(a), keys.hasValue(b)) {
@@ -383,11 +387,11 @@ final class SortKeys {
     private var ownedPointers: [UnsafeMutableBufferPointer<UInt8>] = []
 
     /// Title keys: the folded tokens of the title shown in `locale`.
-    init(titlesOf list: [Candidate], in s: CatalogSnapshot, locale: String) {
+    init(titlesOf list: [Candidate], in snapshot: CatalogSnapshot, locale: String) {
         bytes.reserveCapacity(list.count)
         for candidate in list {
-            let (si, local) = s.locate(candidate.doc)
-            let segment = s.segments[si]
+            let (si, local) = snapshot.locate(candidate.doc)
+            let segment = snapshot.segments[si]
             let localized = segment.docLocalizedStart[local] != segment.docLocalizedStart[local + 1]
             if !locale.isEmpty && localized {
                 let key = Array(
@@ -404,12 +408,12 @@ final class SortKeys {
     }
 
     /// Attribute keys: each hit's value of the attribute, if it has one.
-    init(attribute: String, of list: [Candidate], in s: CatalogSnapshot) {
-        let numbers = s.segments.map { $0.attributeNumber(named: attribute) }
+    init(attribute: String, of list: [Candidate], in snapshot: CatalogSnapshot) {
+        let numbers = snapshot.segments.map { $0.attributeNumber(named: attribute) }
         let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
         for candidate in list {
-            let (si, local) = s.locate(candidate.doc)
-            let segment = s.segments[si]
+            let (si, local) = snapshot.locate(candidate.doc)
+            let segment = snapshot.segments[si]
             guard let number = numbers[si], let p = segment.attribute(number, of: local) else {
                 kinds.append(0)
                 bytes.append(empty)
@@ -461,9 +465,9 @@ extension Candidate {
 }
 
 /// `Music/Rock` → `Music`; a top-level category has no parent.
-func parentCategory(_ c: String) -> String? {
-    guard let slash = c.lastIndex(of: "/") else { return nil }
-    return String(c[..<slash])
+func parentCategory(_ category: String) -> String? {
+    guard let slash = category.lastIndex(of: "/") else { return nil }
+    return String(category[..<slash])
 }
 
 #if canImport(Glibc)

@@ -48,7 +48,7 @@ enum Ranker {
     ///   best `topK` when given), or in document order when not `ordered`. `nil` when there was
     ///   nothing to match on (no groups, no prints), so the caller can browse instead.
     static func rank(
-        _ s: CatalogSnapshot, groups: [TextGroup], mode: Mode, prints: [FeaturePrint], maxDistance: Float?,
+        _ snapshot: CatalogSnapshot, groups: [TextGroup], mode: Mode, prints: [FeaturePrint], maxDistance: Float?,
         imageLimit: Int, topK: Int? = nil, ordered: Bool = true
     ) -> [Candidate]? {
         let usableIndices = usableGroups(groups)
@@ -62,44 +62,46 @@ enum Ranker {
             // cursor per group replaces a hash set.
             var exactLists = [[Int32]]()
             var exactCursor = [Int](repeating: 0, count: usableIndices.count)
-            for (g, index) in usableIndices.enumerated() {
+            for (position, index) in usableIndices.enumerated() {
                 let group = groups[index]
-                let m = TextIndex.matchAll(group.terms, in: s)
-                hits.reserveCapacity(hits.count + m.docs.count)
-                for (k, d) in m.docs.enumerated() { hits.append((d, Int32(g), m.scores[k] * group.weight)) }
-                exactLists.append(m.docs.isEmpty ? [] : TextIndex.exactMatches(group.terms, in: s))
+                let matches = TextIndex.matchAll(group.terms, in: snapshot)
+                hits.reserveCapacity(hits.count + matches.docs.count)
+                for (k, doc) in matches.docs.enumerated() {
+                    hits.append((doc, Int32(position), matches.scores[k] * group.weight))
+                }
+                exactLists.append(matches.docs.isEmpty ? [] : TextIndex.exactMatches(group.terms, in: snapshot))
             }
             if usableIndices.count > 1 { hits.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.group < $1.group } }
             let all: UInt32 = usableIndices.count == 32 ? .max : (1 << UInt32(usableIndices.count)) - 1
             text.reserveCapacity(hits.count)
-            var i = 0
-            while i < hits.count {
-                let d = hits[i].doc
+            var next = 0
+            while next < hits.count {
+                let doc = hits[next].doc
                 var score: Float = 0
                 var matched: UInt32 = 0
                 var exact = false
-                while i < hits.count && hits[i].doc == d {
-                    let g = Int(hits[i].group)
-                    score += hits[i].score
-                    matched |= 1 << UInt32(g)
-                    let list = exactLists[g]
-                    var c = exactCursor[g]
-                    while c < list.count && list[c] < d { c += 1 }
-                    exactCursor[g] = c
-                    if c < list.count && list[c] == d { exact = true }
-                    i += 1
+                while next < hits.count && hits[next].doc == doc {
+                    let group = Int(hits[next].group)
+                    score += hits[next].score
+                    matched |= 1 << UInt32(group)
+                    let list = exactLists[group]
+                    var cursor = exactCursor[group]
+                    while cursor < list.count && list[cursor] < doc { cursor += 1 }
+                    exactCursor[group] = cursor
+                    if cursor < list.count && list[cursor] == doc { exact = true }
+                    next += 1
                 }
                 if mode == .all && matched != all { continue }
                 text.append(
                     Candidate(
-                        doc: d, exact: exact, score: score, textScore: score, distance: nil, matchedGroups: matched))
+                        doc: doc, exact: exact, score: score, textScore: score, distance: nil, matchedGroups: matched))
             }
         }
         var imageLists = [[(doc: Int32, distance: Float)]]()
-        for p in prints {
+        for print in prints {
             let threshold =
-                maxDistance ?? (p.model == FeaturePrinter.model ? FeaturePrinter.defaultMaxDistance : 0.25)
-            imageLists.append(nearest(p, in: s, maxDistance: threshold, limit: imageLimit))
+                maxDistance ?? (print.model == FeaturePrinter.model ? FeaturePrinter.defaultMaxDistance : 0.25)
+            imageLists.append(nearest(print, in: snapshot, maxDistance: threshold, limit: imageLimit))
         }
         var out: [Candidate]
         if imageLists.isEmpty {
@@ -107,18 +109,18 @@ enum Ranker {
         } else {
             var fused = [Int32: Candidate]()
             let textOrder = sorted(text)
-            for (rank, c) in textOrder.enumerated() {
-                var c = c
-                c.score = 1 / (rrfK + Float(rank + 1))
-                fused[c.doc] = c
+            for (rank, candidate) in textOrder.enumerated() {
+                var candidate = candidate
+                candidate.score = 1 / (rrfK + Float(rank + 1))
+                fused[candidate.doc] = candidate
             }
             for list in imageLists {
                 for (rank, hit) in list.enumerated() {
                     let add = 1 / (rrfK + Float(rank + 1))
-                    if var c = fused[hit.doc] {
-                        c.score += add
-                        c.distance = min(c.distance ?? .infinity, hit.distance)
-                        fused[hit.doc] = c
+                    if var candidate = fused[hit.doc] {
+                        candidate.score += add
+                        candidate.distance = min(candidate.distance ?? .infinity, hit.distance)
+                        fused[hit.doc] = candidate
                     } else {
                         fused[hit.doc] = Candidate(
                             doc: hit.doc, exact: false, score: add, textScore: nil, distance: hit.distance,
@@ -134,19 +136,19 @@ enum Ranker {
     /// The live documents whose prints of `print`'s model are nearest to it, nearest first (ties by
     /// document number): each segment's scan, merged.
     static func nearest(
-        _ print: FeaturePrint, in s: CatalogSnapshot, maxDistance: Float, limit: Int
+        _ print: FeaturePrint, in snapshot: CatalogSnapshot, maxDistance: Float, limit: Int
     ) -> [(doc: Int32, distance: Float)] {
         var merged = [(doc: Int32, distance: Float)]()
-        for (si, segment) in s.segments.enumerated() {
+        for (si, segment) in snapshot.segments.enumerated() {
             guard let rows = segment.vectors[print.model], rows.dimension == print.values.count else { continue }
-            let deleted = s.deletes[si]
+            let deleted = snapshot.deletes[si]
             // Deleted rows may take places in a segment's answer: ask for that many more.
             let hits = rows.search(print.values, maxDistance: maxDistance, limit: limit + deleted.count)
             for hit in hits where !deleted.contains(Int(hit.doc)) {
-                merged.append((s.bases[si] + hit.doc, hit.distance))
+                merged.append((snapshot.bases[si] + hit.doc, hit.distance))
             }
         }
-        if s.segments.count > 1 {
+        if snapshot.segments.count > 1 {
             merged.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.doc < $1.doc }
         }
         return Array(merged.prefix(limit))
@@ -167,15 +169,15 @@ enum Ranker {
     }
 
     /// The best `k` candidates in order, without sorting them all when `k` is small.
-    static func top(_ c: [Candidate], _ k: Int?) -> [Candidate] {
-        guard let k, c.count / 4 > k else { return sorted(c) }
+    static func top(_ candidates: [Candidate], _ k: Int?) -> [Candidate] {
+        guard let k, candidates.count / 4 > k else { return sorted(candidates) }
         var kept = [Candidate]()
         kept.reserveCapacity(k + 1)
-        for x in c {
-            if kept.count == k, let worst = kept.last, !better(x, worst) { continue }
-            var i = kept.count
-            while i > 0 && better(x, kept[i - 1]) { i -= 1 }
-            kept.insert(x, at: i)
+        for candidate in candidates {
+            if kept.count == k, let worst = kept.last, !better(candidate, worst) { continue }
+            var position = kept.count
+            while position > 0 && better(candidate, kept[position - 1]) { position -= 1 }
+            kept.insert(candidate, at: position)
             if kept.count > k { kept.removeLast() }
         }
         return kept
@@ -187,5 +189,5 @@ enum Ranker {
         return a.doc < b.doc
     }
 
-    static func sorted(_ c: [Candidate]) -> [Candidate] { c.sorted(by: better) }
+    static func sorted(_ candidates: [Candidate]) -> [Candidate] { candidates.sorted(by: better) }
 }

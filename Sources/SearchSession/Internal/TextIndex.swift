@@ -30,15 +30,15 @@ enum TextIndex {
     @inline(__always) static func saturate(_ tf: Float) -> Float { tf * (k1 + 1) / (tf + k1) }
 
     /// The inverse document frequency of a term across the snapshot (0 for unknown terms).
-    static func idf(_ term: String, in s: CatalogSnapshot) -> Float {
+    static func idf(_ term: String, in snapshot: CatalogSnapshot) -> Float {
         var df = 0
-        for segment in s.segments {
+        for segment in snapshot.segments {
             if let number = segment.term(term) {
                 df += Int(segment.postingStart[number + 1] - segment.postingStart[number])
             }
         }
         guard df > 0 else { return 0 }
-        let n = Float(s.documentCount)
+        let n = Float(snapshot.documentCount)
         return log(1 + (n - Float(df) + 0.5) / (Float(df) + 0.5))
     }
 
@@ -48,15 +48,15 @@ enum TextIndex {
     /// the longer ones; deleted documents are dropped as they come.
     ///
     /// - Parameter terms: Analyzed terms; repeats count once.
-    static func matchAll(_ terms: [String], in s: CatalogSnapshot) -> (docs: [Int32], scores: [Float]) {
+    static func matchAll(_ terms: [String], in snapshot: CatalogSnapshot) -> (docs: [Int32], scores: [Float]) {
         var unique = [String]()
         for t in terms where !unique.contains(t) { unique.append(t) }
         guard !unique.isEmpty else { return ([], []) }
-        let idfs = unique.map { idf($0, in: s) }
+        let idfs = unique.map { idf($0, in: snapshot) }
         if idfs.contains(0) { return ([], []) }
         var docs = [Int32]()
         var scores = [Float]()
-        for (si, segment) in s.segments.enumerated() {
+        for (si, segment) in snapshot.segments.enumerated() {
             var lists = [
                 (idf: Float, postings: (docs: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<Float>))
             ]()
@@ -69,7 +69,7 @@ enum TextIndex {
             }
             guard !lists.isEmpty else { continue }
             lists.sort { $0.postings.docs.count < $1.postings.docs.count }
-            intersect(lists, base: s.bases[si], deleted: s.deletes[si], docs: &docs, scores: &scores)
+            intersect(lists, base: snapshot.bases[si], deleted: snapshot.deletes[si], docs: &docs, scores: &scores)
         }
         return (docs, scores)
     }
@@ -108,11 +108,11 @@ enum TextIndex {
     }
 
     /// Live documents whose title or a tag analyzes to exactly `terms`, ascending.
-    static func exactMatches(_ terms: [String], in s: CatalogSnapshot) -> [Int32] {
+    static func exactMatches(_ terms: [String], in snapshot: CatalogSnapshot) -> [Int32] {
         var out = [Int32]()
-        for (si, segment) in s.segments.enumerated() {
-            for d in segment.phraseDocs(terms) where !s.deletes[si].contains(Int(d)) {
-                out.append(s.bases[si] + Int32(d))
+        for (si, segment) in snapshot.segments.enumerated() {
+            for d in segment.phraseDocs(terms) where !snapshot.deletes[si].contains(Int(d)) {
+                out.append(snapshot.bases[si] + Int32(d))
             }
         }
         return out
