@@ -100,14 +100,18 @@ public final class SearchEngine: Sendable {
 
     init(
         current: CatalogSnapshot, baseline: String, nextGeneration: UInt64, log: CatalogLog?, index: IndexDirectory?,
-        retention: Duration, maximumRetained: Int, nowMs: @escaping @Sendable () -> Int64
+        retention: Duration, maximumRetained: Int, tokenGrace: Duration = .seconds(10),
+        retainedSegmentBudget: Int = 64 << 20, mergePolicy: MergePolicy = MergePolicy(),
+        nowMs: @escaping @Sendable () -> Int64
     ) {
         state = Mutex(State(current: current, baseline: baseline, nextGeneration: nextGeneration))
         self.log = log
         self.index = index
         self.retention = retention
         self.maximumRetained = maximumRetained
-        mergePolicy = MergePolicy()
+        self.tokenGrace = tokenGrace
+        self.retainedSegmentBudget = retainedSegmentBudget
+        self.mergePolicy = mergePolicy
         self.nowMs = nowMs
     }
 
@@ -282,7 +286,7 @@ public final class SearchEngine: Sendable {
             s.retired.removeAll { retired in
                 let age = now - retired.at
                 return age > retention
-                    || (age > Self.tokenGrace && !retired.snapshot.handedOutPageToken.load(ordering: .relaxed))
+                    || (age > tokenGrace && !retired.snapshot.handedOutPageToken.load(ordering: .relaxed))
             }
             if s.retired.count > maximumRetained { s.retired.removeFirst(s.retired.count - maximumRetained) }
             // Under heavy writes, replaced snapshots pin segments merged away meanwhile: past the
@@ -296,7 +300,7 @@ public final class SearchEngine: Sendable {
     }
 
     /// The most bytes of segments that only replaced snapshots hold (merged away since): 64 MiB.
-    let retainedSegmentBudget = 64 << 20
+    let retainedSegmentBudget: Int
 
     /// The bytes of the segments the retired snapshots hold that `current` does not.
     static func pinnedBytes(
@@ -313,8 +317,8 @@ public final class SearchEngine: Sendable {
     }
 
     /// How long a replaced snapshot that handed out no page token is kept anyway: a search that
-    /// started on it just before the write may still hand one out.
-    static let tokenGrace: Duration = .seconds(10)
+    /// started on it just before the write may still hand one out (10 s).
+    let tokenGrace: Duration
 
     // MARK: Merges
 
