@@ -143,11 +143,6 @@ public final class CatalogSnapshot: Sendable {
         return nil
     }
 
-    /// Each segment's documents and bytes, for reports.
-    public var segmentSizes: [(documents: Int, deleted: Int, bytes: Int)] {
-        segments.indices.map { (segments[$0].count, deletes[$0].count, segments[$0].region.count) }
-    }
-
     // MARK: Documents
 
     /// The segment of a document and its number there.
@@ -155,12 +150,6 @@ public final class CatalogSnapshot: Sendable {
         var s = segments.count - 1
         while bases[s] > doc { s -= 1 }
         return (s, Int(doc - bases[s]))
-    }
-
-    /// Whether a document is live (not deleted).
-    func isLive(_ doc: Int32) -> Bool {
-        let (s, local) = locate(doc)
-        return !deletes[s].contains(local)
     }
 
     /// The live document with this reference: the newest segment's, since an upsert deletes the

@@ -77,7 +77,7 @@ extension SearchEngine {
             var builder = SegmentBuilder()
             var dimensions = [String: Int]()
             let file = try CatalogLoader.load(path: path, progress: progress) { entity in
-                if accepts(entity, dimensions: &dimensions) { builder.add(entity) }
+                if problem(with: entity, dimensions: &dimensions) == nil { builder.add(entity) }
             }
             badLines = file.errors
             synonyms = file.synonyms

@@ -400,19 +400,21 @@ public final class SearchEngine: Sendable {
                 + shown.joined(separator: "; ") + more)
     }
 
-    /// Whether one entity of a catalog file can be indexed: valid on its own, and its prints of
-    /// the dimension the file's first print of each model set.
-    static func accepts(_ entity: Entity, dimensions: inout [String: Int]) -> Bool {
+    /// Why an entity cannot be indexed (invalid on its own, or a print whose length differs from
+    /// its model's in `dimensions`), or `nil`; an accepted entity's print lengths join `dimensions`.
+    static func problem(with entity: Entity, dimensions: inout [String: Int]) -> String? {
         do throws(SearchError) {
             try entity.validate()
         } catch {
-            return false
+            return error.message
         }
         for print in entity.prints {
-            if let known = dimensions[print.model], known != print.values.count { return false }
+            if let known = dimensions[print.model], known != print.values.count {
+                return "print of model \(print.model) has \(print.values.count) values; the catalog's have \(known)"
+            }
         }
         for print in entity.prints where dimensions[print.model] == nil { dimensions[print.model] = print.values.count }
-        return true
+        return nil
     }
 
     /// Validates a batch: each entity on its own, one entity per reference, one dimension per model.
@@ -421,28 +423,16 @@ public final class SearchEngine: Sendable {
         var accepted = [Entity]()
         var index = [EntityRef: Int]()
         var errors = [CatalogUpdate.EntityError]()
-        outer: for (i, e) in batch.enumerated() {
-            do throws(SearchError) {
-                try e.validate()
-            } catch {
-                errors.append(.init(index: i, entity: e.ref, message: error.message))
+        for (position, entity) in batch.enumerated() {
+            if let reason = problem(with: entity, dimensions: &dimensions) {
+                errors.append(.init(index: position, entity: entity.ref, message: reason))
                 continue
             }
-            for p in e.prints {
-                if let d = dimensions[p.model], d != p.values.count {
-                    errors.append(
-                        .init(
-                            index: i, entity: e.ref,
-                            message: "print of model \(p.model) has \(p.values.count) values; the catalog's have \(d)"))
-                    continue outer
-                }
-            }
-            for p in e.prints where dimensions[p.model] == nil { dimensions[p.model] = p.values.count }
-            if let j = index[e.ref] {
-                accepted[j] = e
+            if let earlier = index[entity.ref] {
+                accepted[earlier] = entity
             } else {
-                index[e.ref] = accepted.count
-                accepted.append(e)
+                index[entity.ref] = accepted.count
+                accepted.append(entity)
             }
         }
         return (accepted, errors)

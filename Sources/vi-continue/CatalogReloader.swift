@@ -90,9 +90,12 @@ final class CatalogReloader: Sendable {
     private func reload(reason: String) {
         let identity = FileIdentity.of(path)
         let file: CatalogFile
-        do {
+        let update: CatalogUpdate
+        do throws(SearchError) {
             file = try CatalogLoader.load(path: path)
+            update = try engine.replace(with: file)
         } catch {
+            // Either step failing keeps the catalog, and the next poll tries the file again.
             writeError("error: catalog reload (\(reason)) failed, keeping the current catalog: \(error.message)")
             return
         }
@@ -101,13 +104,6 @@ final class CatalogReloader: Sendable {
         let shown = 20
         for lineError in file.errors.prefix(shown) { writeError("warning: \(path): \(lineError)") }
         if file.errors.count > shown { writeError("warning: \(path): \(file.errors.count - shown) more bad lines") }
-        let update: CatalogUpdate
-        do {
-            update = try engine.replace(with: file)
-        } catch {
-            writeError("error: catalog reload (\(reason)) failed, keeping the current catalog: \(error.message)")
-            return
-        }
         writeError(
             "vi-continue: catalog reloaded (\(reason)): \(update.applied) entities, \(file.errors.count) bad lines, "
                 + "version \(update.catalogVersion)")

@@ -3,13 +3,12 @@
 /// Snapshots share chunks: a write copies only the chunks it changes (2 KiB for 16,384
 /// documents), so the many snapshots kept for page tokens cost little even over a 1M-document
 /// segment.
-struct DeleteSet: Sendable, Equatable {
+struct DeleteSet: Sendable {
     /// Bits of `documentsPerChunk` documents; shared between delete sets until one changes it.
-    final class Chunk: @unchecked Sendable, Equatable {
+    final class Chunk: @unchecked Sendable {
         // Mutated only through a `DeleteSet` that holds the sole reference, before it is shared.
         var words: [UInt64]
         init(words: [UInt64]) { self.words = words }
-        static func == (a: Chunk, b: Chunk) -> Bool { a === b || a.words == b.words }
     }
 
     static let wordsPerChunk = 256

@@ -20,12 +20,7 @@ struct FacetNumbering: Sendable {
     var valueLabels: [String] = []
     var valueAttribute: [Int32] = []
 
-    /// Per segment, local number → snapshot number.
-    var typeMap: [[Int32]] = []
-    var categoryMap: [[Int32]] = []
-    var attributeMap: [[Int32]] = []
-    var valueMap: [[Int32]] = []
-    /// The same maps as raw buffers, for counting loops (see ``SegmentNumbers``).
+    /// Per segment, its local numbers → snapshot numbers (see ``SegmentNumbers``).
     private(set) var segmentNumbers: [SegmentNumbers] = []
 
     private var typeNumbers: [String: Int32] = [:]
@@ -56,7 +51,7 @@ struct FacetNumbering: Sendable {
 
     private mutating func add(_ segments: some Sequence<Segment>) {
         for segment in segments {
-            typeMap.append(segment.typeNames.map { number(&typeNumbers, &typeNames, segment.name($0)) })
+            let types = segment.typeNames.map { number(&typeNumbers, &typeNames, segment.name($0)) }
             var categories = [Int32]()
             for (local, name) in segment.categoryNames.enumerated() {
                 let global = number(&categoryNumbers, &categoryNames, segment.name(name))
@@ -66,7 +61,6 @@ struct FacetNumbering: Sendable {
                 }
                 categories.append(global)
             }
-            categoryMap.append(categories)
             var attributes = [Int32]()
             for (local, name) in segment.attributeNames.enumerated() {
                 let global = number(&attributeNumbers, &attributeNames, segment.name(name))
@@ -85,7 +79,6 @@ struct FacetNumbering: Sendable {
                 }
                 attributes.append(global)
             }
-            attributeMap.append(attributes)
             var values = [Int32]()
             values.reserveCapacity(segment.valueStrings.count)
             for (local, text) in segment.valueStrings.enumerated() {
@@ -101,12 +94,8 @@ struct FacetNumbering: Sendable {
                     values.append(global)
                 }
             }
-            valueMap.append(values)
-        }
-        for s in segmentNumbers.count..<typeMap.count {
             segmentNumbers.append(
-                SegmentNumbers(
-                    types: typeMap[s], categories: categoryMap[s], attributes: attributeMap[s], values: valueMap[s]))
+                SegmentNumbers(types: types, categories: categories, attributes: attributes, values: values))
         }
         buckets = []
         bucketStart = []

@@ -66,10 +66,6 @@ final class Segment: @unchecked Sendable {
     let phraseDocs: UnsafeBufferPointer<UInt32>
     let refHashes: UnsafeBufferPointer<UInt64>
     let refDocs: UnsafeBufferPointer<UInt32>
-    let typeDocStart: UnsafeBufferPointer<UInt32>
-    let typeDocs: UnsafeBufferPointer<UInt32>
-    let categoryDocStart: UnsafeBufferPointer<UInt32>
-    let categoryDocs: UnsafeBufferPointer<UInt32>
     /// Each model's prints.
     let vectors: [String: VectorRows]
 
@@ -130,10 +126,6 @@ final class Segment: @unchecked Sendable {
         phraseDocs = table.array(.phraseDocs)
         refHashes = table.array(.refHashes)
         refDocs = table.array(.refDocs)
-        typeDocStart = table.array(.typeDocStart)
-        typeDocs = table.array(.typeDocs)
-        categoryDocStart = table.array(.categoryDocStart)
-        categoryDocs = table.array(.categoryDocs)
         count = docType.count
         let models: UnsafeBufferPointer<UInt32> = table.array(.vectorModels)
         let dimensions: UnsafeBufferPointer<UInt32> = table.array(.vectorDimensions)
@@ -169,7 +161,6 @@ final class Segment: @unchecked Sendable {
             (docTagStart, tags.count), (docAttributeStart, attributeName.count),
             (docLocalizedStart, localizedLocale.count), (docRelatedStart, relatedType.count),
             (postingStart, postingDocs.count), (phraseStart, phraseDocs.count),
-            (typeDocStart, typeDocs.count), (categoryDocStart, categoryDocs.count),
         ]
         guard perDocument.allSatisfy({ $0 == count }), stringOffsets.count >= 2,
             Int(stringOffsets.last!) == stringBytes.count, nameOffsets.count >= 2,
@@ -370,15 +361,6 @@ final class Segment: @unchecked Sendable {
             return UnsafeBufferPointer(start: nil, count: 0)
         }
         return UnsafeBufferPointer(rebasing: phraseDocs[Int(phraseStart[low])..<Int(phraseStart[low + 1])])
-    }
-
-    /// The documents of a type number, or of a category number (and its descendants), ascending.
-    func docs(ofType number: Int) -> UnsafeBufferPointer<UInt32> {
-        UnsafeBufferPointer(rebasing: typeDocs[Int(typeDocStart[number])..<Int(typeDocStart[number + 1])])
-    }
-
-    func docs(ofCategory number: Int) -> UnsafeBufferPointer<UInt32> {
-        UnsafeBufferPointer(rebasing: categoryDocs[Int(categoryDocStart[number])..<Int(categoryDocStart[number + 1])])
     }
 
     /// Counts over every document of the segment, deleted or not, computed once.

@@ -40,11 +40,9 @@ struct SegmentBuilder {
 
     private var typeNumbers: [String: UInt32] = [:]
     private var typeNames: [UInt32] = []
-    private var typeDocs: [[UInt32]] = []
     private var categoryNumbers: [String: UInt32] = [:]
     private var categoryNames: [UInt32] = []
     private var categoryParent: [UInt32] = []
-    private var categoryDocs: [[UInt32]] = []
     private var attributeNumbers: [String: UInt32] = [:]
     private var attributeNames: [UInt32] = []
     private var attributeKinds: [UInt8] = []
@@ -100,7 +98,7 @@ struct SegmentBuilder {
     /// `Entity.validate()`), and one reference must not be added twice.
     mutating func add(_ entity: Entity) {
         let doc = UInt32(docType.count)
-        docType.append(number(ofType: entity.type, doc: doc))
+        docType.append(number(ofType: entity.type))
         docID.append(string(entity.id))
         docTitle.append(string(entity.title))
         docSubtitle.append(string(entity.subtitle))
@@ -108,7 +106,7 @@ struct SegmentBuilder {
         docThumbnail.append(string(entity.thumbnailURL))
         docLink.append(string(entity.link))
         docTitleSortKey.append(string(Analyzer.tokens(entity.title).joined(separator: " ")))
-        docCategory.append(entity.category.isEmpty ? .max : number(ofCategory: entity.category, doc: doc))
+        docCategory.append(entity.category.isEmpty ? .max : number(ofCategory: entity.category))
         for tag in entity.tags { tags.append(name(tag)) }
         docTagStart.append(UInt32(tags.count))
         // Attributes in name order, so a document's pairs read the same whatever the input order.
@@ -261,12 +259,6 @@ struct SegmentBuilder {
         let sortedRefs = refs.sorted { $0.hash != $1.hash ? $0.hash < $1.hash : $0.doc < $1.doc }
         out.add(.refHashes, sortedRefs.map(\.hash))
         out.add(.refDocs, sortedRefs.map(\.doc))
-        let (typeStart, typeList) = Self.flatten(typeDocs)
-        out.add(.typeDocStart, typeStart)
-        out.add(.typeDocs, typeList)
-        let (categoryStart, categoryList) = Self.flatten(categoryDocs)
-        out.add(.categoryDocStart, categoryStart)
-        out.add(.categoryDocs, categoryList)
         var dimensions = [UInt32]()
         var allowances = [Double]()
         for (m, name) in vectorOrder.enumerated() {
@@ -377,22 +369,16 @@ struct SegmentBuilder {
         return id
     }
 
-    private mutating func number(ofType type: String, doc: UInt32) -> UInt32 {
-        let number: UInt32
-        if let known = typeNumbers[type] {
-            number = known
-        } else {
-            number = UInt32(typeNames.count)
-            typeNumbers[type] = number
-            typeNames.append(name(type))
-            typeDocs.append([])
-        }
-        typeDocs[Int(number)].append(doc)
+    private mutating func number(ofType type: String) -> UInt32 {
+        if let known = typeNumbers[type] { return known }
+        let number = UInt32(typeNames.count)
+        typeNumbers[type] = number
+        typeNames.append(name(type))
         return number
     }
 
-    /// The category's number; it and each ancestor list the document.
-    private mutating func number(ofCategory path: String, doc: UInt32) -> UInt32 {
+    /// The category's number, numbering its ancestors first (so a parent's number is lower).
+    private mutating func number(ofCategory path: String) -> UInt32 {
         var parent = UInt32.max
         var prefix = ""
         var number = UInt32.max
@@ -405,9 +391,7 @@ struct SegmentBuilder {
                 categoryNumbers[prefix] = number
                 categoryNames.append(name(prefix))
                 categoryParent.append(parent)
-                categoryDocs.append([])
             }
-            categoryDocs[Int(number)].append(doc)
             parent = number
         }
         return number

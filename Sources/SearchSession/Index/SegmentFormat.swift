@@ -2,11 +2,11 @@
 ///
 /// A segment is a header and a list of sections; every section is a flat array of one fixed-width
 /// little-endian scalar type, 16-byte aligned, so a reader uses it in place (a mapped file needs no
-/// parse). The header is the magic `VISEG003`, the section count (UInt32) and 4 bytes of padding,
+/// parse). The header is the magic `VISEG004`, the section count (UInt32) and 4 bytes of padding,
 /// then one 24-byte entry per section: key (UInt32), element size (UInt32), byte offset (UInt64)
 /// and element count (UInt64).
 enum SegmentFormat {
-    static let magic: [UInt8] = Array("VISEG003".utf8)
+    static let magic: [UInt8] = Array("VISEG004".utf8)
     static let headerSize = 16
     static let entrySize = 24
 
@@ -75,12 +75,6 @@ struct SectionKey: Hashable, Sendable, Comparable {
     // Entity references, for upserts, deletes and related entities.
     static let refHashes = SectionKey(rawValue: 70)  // UInt64, ascending
     static let refDocs = SectionKey(rawValue: 71)
-
-    // Documents by type and by category (a category lists its descendants' documents too).
-    static let typeDocStart = SectionKey(rawValue: 80)
-    static let typeDocs = SectionKey(rawValue: 81)
-    static let categoryDocStart = SectionKey(rawValue: 82)
-    static let categoryDocs = SectionKey(rawValue: 83)
 
     // Prints, per model m: its name and dimension, then its documents, unit rows, float16 rows
     // and the float16 error allowance (see VectorIndex).
