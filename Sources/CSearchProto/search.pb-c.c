@@ -2153,7 +2153,7 @@ const ProtobufCMessageDescriptor vicontinue__v1__query_result__descriptor =
   (ProtobufCMessageInit) vicontinue__v1__query_result__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor vicontinue__v1__capture_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor vicontinue__v1__capture_request__field_descriptors[3] =
 {
   {
     "descriptor",
@@ -2179,15 +2179,28 @@ static const ProtobufCFieldDescriptor vicontinue__v1__capture_request__field_des
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "max_facet_values",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__CaptureRequest, max_facet_values),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned vicontinue__v1__capture_request__field_indices_by_name[] = {
   0,   /* field[0] = descriptor */
+  2,   /* field[2] = max_facet_values */
   1,   /* field[1] = page_size */
 };
 static const ProtobufCIntRange vicontinue__v1__capture_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor vicontinue__v1__capture_request__descriptor =
 {
@@ -2197,14 +2210,14 @@ const ProtobufCMessageDescriptor vicontinue__v1__capture_request__descriptor =
   "Vicontinue__V1__CaptureRequest",
   "vicontinue.v1",
   sizeof(Vicontinue__V1__CaptureRequest),
-  2,
+  3,
   vicontinue__v1__capture_request__field_descriptors,
   vicontinue__v1__capture_request__field_indices_by_name,
   1,  vicontinue__v1__capture_request__number_ranges,
   (ProtobufCMessageInit) vicontinue__v1__capture_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor vicontinue__v1__search_request__field_descriptors[10] =
+static const ProtobufCFieldDescriptor vicontinue__v1__search_request__field_descriptors[11] =
 {
   {
     "session_id",
@@ -2326,12 +2339,25 @@ static const ProtobufCFieldDescriptor vicontinue__v1__search_request__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "max_facet_values",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__SearchRequest, max_facet_values),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned vicontinue__v1__search_request__field_indices_by_name[] = {
   4,   /* field[4] = categories */
   2,   /* field[2] = disabled_labels */
   3,   /* field[3] = entity_types */
   5,   /* field[5] = filters */
+  10,   /* field[10] = max_facet_values */
   8,   /* field[8] = page_size */
   9,   /* field[9] = page_token */
   1,   /* field[1] = query */
@@ -2342,7 +2368,7 @@ static const unsigned vicontinue__v1__search_request__field_indices_by_name[] = 
 static const ProtobufCIntRange vicontinue__v1__search_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 10 }
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor vicontinue__v1__search_request__descriptor =
 {
@@ -2352,7 +2378,7 @@ const ProtobufCMessageDescriptor vicontinue__v1__search_request__descriptor =
   "Vicontinue__V1__SearchRequest",
   "vicontinue.v1",
   sizeof(Vicontinue__V1__SearchRequest),
-  10,
+  11,
   vicontinue__v1__search_request__field_descriptors,
   vicontinue__v1__search_request__field_indices_by_name,
   1,  vicontinue__v1__search_request__number_ranges,
@@ -2962,7 +2988,7 @@ const ProtobufCMessageDescriptor vicontinue__v1__chip__descriptor =
   (ProtobufCMessageInit) vicontinue__v1__chip__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor vicontinue__v1__facet__field_descriptors[3] =
+static const ProtobufCFieldDescriptor vicontinue__v1__facet__field_descriptors[4] =
 {
   {
     "name",
@@ -3000,16 +3026,29 @@ static const ProtobufCFieldDescriptor vicontinue__v1__facet__field_descriptors[3
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "more_values",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__Facet, more_values),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned vicontinue__v1__facet__field_indices_by_name[] = {
   1,   /* field[1] = kind */
+  3,   /* field[3] = more_values */
   0,   /* field[0] = name */
   2,   /* field[2] = values */
 };
 static const ProtobufCIntRange vicontinue__v1__facet__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor vicontinue__v1__facet__descriptor =
 {
@@ -3019,7 +3058,7 @@ const ProtobufCMessageDescriptor vicontinue__v1__facet__descriptor =
   "Vicontinue__V1__Facet",
   "vicontinue.v1",
   sizeof(Vicontinue__V1__Facet),
-  3,
+  4,
   vicontinue__v1__facet__field_descriptors,
   vicontinue__v1__facet__field_indices_by_name,
   1,  vicontinue__v1__facet__number_ranges,

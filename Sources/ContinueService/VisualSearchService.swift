@@ -72,7 +72,9 @@ public struct VisualSearchService: Sendable {
                 (request: CaptureRequest, _) throws(RPCError) -> SearchAPI.SearchState in
                 let descriptor = try SearchSession.Descriptor(request.descriptor)
                 let state = try await mappingErrors { () async throws(SearchError) in
-                    try await sessions.capture(descriptor, pageSize: Int(request.pageSize), linker: linker)
+                    try await sessions.capture(
+                        descriptor, pageSize: Int(request.pageSize), maxFacetValues: Int(request.maxFacetValues),
+                        linker: linker)
                 }
                 return SearchAPI.SearchState(state)
             },

@@ -201,17 +201,20 @@ public final class CatalogSnapshot: Sendable {
             let numbers = numbering.segmentNumbers[s]
             for (local, n) in totals.types.enumerated() { tally.types[Int(numbers.types[local])] += n }
             for (local, n) in totals.categories.enumerated() { tally.categories[Int(numbers.categories[local])] += n }
-            for (local, n) in totals.values.enumerated() { tally.values[Int(numbers.values[local])] += n }
+            for local in 0..<segment.valueStrings.count {
+                tally.values[Int(numbers.values[local])] += totals.values[local]
+            }
             for local in 0..<numbers.attributes.count {
                 let global = Int(numbers.attributes[local])
                 if let layout = numbering.buckets[global] {
                     let start = Int(numbering.bucketStart[global])
                     totals.addCounts(
-                        attribute: local, in: layout,
+                        attribute: UInt32(local), of: segment, in: layout,
                         to: UnsafeMutableBufferPointer(rebasing: tally.buckets[start..<(start + layout.count)]))
                 } else {
-                    for n in totals.numbers[local] {
-                        tally.textNumbers[Int32(global), default: [:]][formatNumber(n), default: 0] += 1
+                    for id in segment.numberIDs(of: UInt32(local)) where totals.values[Int(id)] != 0 {
+                        tally.textNumbers[Int32(global), default: [:]][formatNumber(segment.number(id)), default: 0] +=
+                            totals.values[Int(id)]
                     }
                 }
             }

@@ -1,4 +1,7 @@
 extension SearchEngine {
+    /// The most values a facet lists when the request does not say.
+    public static let defaultFacetValues = 100
+
     /// Exact, disjunctive facet counts over the candidates.
     ///
     /// A facet's counts apply every constraint except the facet's own selection: the type facet
@@ -51,17 +54,19 @@ extension SearchEngine {
     ) -> FacetCounts {
         let tally = FacetTally(numbering)
         var next = 0
+        var missing = [Int]()
         for (si, segment) in snapshot.segments.enumerated() {
             let base = snapshot.bases[si]
             let deleted = snapshot.deletes[si]
-            let numbers = numbering.segmentNumbers[si]
+            missing.removeAll(keepingCapacity: true)
             for local in 0..<segment.count {
                 let doc = base + Int32(local)
                 while next < candidates.count && candidates[next].doc < doc { next += 1 }
                 if next < candidates.count && candidates[next].doc == doc { continue }
                 if deleted.count > 0 && deleted.contains(local) { continue }
-                tally.add(local, of: segment, numbers)
+                missing.append(local)
             }
+            tally.addDocuments(missing, of: segment, numbering.segmentNumbers[si])
         }
         return tally.counts
     }
@@ -72,7 +77,7 @@ extension SearchEngine {
         tally: FacetTally
     ) {
         if constraints.isEmpty {
-            for doc in docs { tally.add(Int(doc - base), of: segment, numbers) }
+            tally.addDocuments(docs.lazy.map { Int($0 - base) }, of: segment, numbers)
             return
         }
         let compiled = constraints.compiled(for: segment)
@@ -83,7 +88,9 @@ extension SearchEngine {
             let doc = Int(global - base)
             if let e = compiled.expression, !e.matches(doc, in: segment) { continue }
             let pairs = segment.attributes(of: doc)
-            for p in pairs { tally.seen[Int(numbers.attributes[Int(segment.attributeName[p])])] = true }
+            for p in pairs {
+                tally.seen[Int(numbers.attributes[Int(segment.attribute(ofValue: segment.pairValue[p]))])] = true
+            }
             let typeOK = compiled.passesType(doc, in: segment)
             let categoryOK = compiled.passesCategory(doc, in: segment)
             // The attribute whose filters the document fails, if exactly one does (a facet ignores
@@ -100,8 +107,11 @@ extension SearchEngine {
             if categoryOK && failures == 0 { tally.addType(doc, of: segment, numbers) }
             if typeOK && failures == 0 { tally.addCategories(doc, of: segment, numbers) }
             guard typeOK && categoryOK && failures <= 1 else { continue }
-            for p in pairs where failed == nil || segment.attributeName[p] == failed! {
-                tally.addValue(p, of: segment, numbers)
+            for p in pairs {
+                let value = segment.pairValue[p]
+                if failed == nil || segment.attribute(ofValue: value) == failed! {
+                    tally.addValue(value, of: segment, numbers)
+                }
             }
         }
     }
@@ -112,22 +122,23 @@ extension SearchEngine {
         constraints: Constraints,
         request: SearchRequest
     ) -> [Facet] {
-        func values(_ names: [String], _ counts: [Int32], selected: Set<String>) -> [FacetValue] {
+        let limit = request.maxFacetValues > 0 ? request.maxFacetValues : defaultFacetValues
+        func facet(_ name: String, _ kind: FacetKind, _ names: [String], _ counts: [Int32], selected: Set<String>)
+            -> Facet
+        {
             var out = [FacetValue]()
             for (name, count) in zip(names, counts) where count > 0 {
                 out.append(FacetValue(value: name, count: Int(count), selected: selected.contains(name)))
             }
-            return Self.ordered(out, selected: selected)
+            let (values, more) = Self.ordered(out, selected: selected, limit: limit)
+            return Facet(name: name, kind: kind, values: values, moreValues: more)
         }
         var out = [Facet]()
+        out.append(facet("type", .type, numbering.typeNames, counts.types, selected: Set(request.entityTypes)))
         out.append(
-            Facet(
-                name: "type", kind: .type,
-                values: values(numbering.typeNames, counts.types, selected: Set(request.entityTypes))))
-        out.append(
-            Facet(
-                name: "category", kind: .category,
-                values: values(numbering.categoryNames, counts.categories, selected: Set(constraints.categories))))
+            facet(
+                "category", .category, numbering.categoryNames, counts.categories,
+                selected: Set(constraints.categories)))
         // Each attribute's values with their counts, straight from the count arrays.
         var attributeValues = [[(label: String, count: Int)]](repeating: [], count: numbering.attributeNames.count)
         for (value, count) in counts.values.enumerated() where count > 0 {
@@ -169,22 +180,69 @@ extension SearchEngine {
                     }
                 }
             }
-            let v = Self.ordered(
+            let (values, more) = Self.ordered(
                 attributeValues[attribute].map {
                     FacetValue(value: $0.label, count: $0.count, selected: selected.contains($0.label))
-                }, selected: selected)
-            if v.isEmpty { continue }
-            out.append(Facet(name: name, kind: layout != nil ? .number : .string, values: v))
+                }, selected: selected, limit: limit)
+            if values.isEmpty { continue }
+            out.append(Facet(name: name, kind: layout != nil ? .number : .string, values: values, moreValues: more))
         }
         return out
     }
 
-    /// Facet values most first (then by value), with selected values that have no count added.
-    private static func ordered(_ values: [FacetValue], selected: Set<String>) -> [FacetValue] {
-        var out = values
-        for s in selected where !values.contains(where: { $0.value == s }) {
-            out.append(FacetValue(value: s, count: 0, selected: true))
+    /// The first `limit` facet values, most first (then by value), followed by the selected
+    /// values beyond them (those without a count included), and how many counted values were
+    /// left out.
+    ///
+    /// A facet of a common label can have thousands of values (brands, authors): only the ones
+    /// shown are put in order, the rest are only counted.
+    static func ordered(_ values: [FacetValue], selected: Set<String>, limit: Int) -> (values: [FacetValue], more: Int)
+    {
+        var shown: [FacetValue]
+        if values.count <= limit {
+            shown = values.sorted(by: facetOrder)
+        } else {
+            // The limit-th largest count: values above it are in, values at it compete by value.
+            var counts = values.map(\.count)
+            let threshold = kthLargest(&counts, limit)
+            shown = values.filter { $0.count >= threshold }
+            shown.sort(by: facetOrder)
+            shown.removeLast(shown.count - limit)
         }
-        return out.sorted(by: facetOrder)
+        var beyond = [FacetValue]()
+        for value in selected where !shown.contains(where: { $0.value == value }) {
+            beyond.append(values.first { $0.value == value } ?? FacetValue(value: value, count: 0, selected: true))
+        }
+        let more = values.count - shown.count - beyond.count(where: { $0.count > 0 })
+        return (shown + beyond.sorted(by: facetOrder), more)
+    }
+
+    /// The `k`-th largest of `numbers` (1-based), reordering them: quickselect, linear on average.
+    static func kthLargest(_ numbers: inout [Int], _ k: Int) -> Int {
+        var low = 0
+        var high = numbers.count - 1
+        let target = k - 1
+        while low < high {
+            let pivot = numbers[(low + high) / 2]
+            var i = low
+            var j = high
+            while i <= j {
+                while numbers[i] > pivot { i += 1 }
+                while numbers[j] < pivot { j -= 1 }
+                if i <= j {
+                    numbers.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            if target <= j {
+                high = j
+            } else if target >= i {
+                low = i
+            } else {
+                break
+            }
+        }
+        return numbers[target]
     }
 }

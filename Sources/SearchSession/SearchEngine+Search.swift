@@ -36,6 +36,9 @@ extension SearchEngine {
         session: SessionRecord, request: SearchRequest, linker: EntityLinker? = nil
     ) throws(SearchError) -> SearchState {
         if request.pageSize < 0 { throw .invalid("page size \(request.pageSize) must not be negative") }
+        if request.maxFacetValues < 0 {
+            throw .invalid("max facet values \(request.maxFacetValues) must not be negative")
+        }
         let pageSize = min(
             request.pageSize > 0 ? request.pageSize : (session.pageSize > 0 ? session.pageSize : Self.defaultPageSize),
             Self.maximumPageSize)
@@ -420,11 +423,11 @@ final class SortKeys {
                 self.numbers.append(0)
                 continue
             }
-            let value = segment.attributeValue[p]
-            if value == .max {
+            let value = segment.pairValue[p]
+            if segment.isNumber(value) {
                 kinds.append(1)
                 bytes.append(empty)
-                self.numbers.append(segment.attributeNumber[p])
+                self.numbers.append(segment.number(value))
             } else {
                 kinds.append(2)
                 bytes.append(segment.nameBytes(segment.valueStrings[Int(value)]))

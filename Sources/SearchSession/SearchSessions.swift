@@ -32,14 +32,17 @@ public final class SearchSessions: Sendable {
     /// - Parameters:
     ///   - descriptor: What was captured.
     ///   - pageSize: Results per page; 0 means 20, values above 100 are capped.
+    ///   - maxFacetValues: The most values each facet lists; 0 means
+    ///     ``SearchEngine/defaultFacetValues``.
     ///   - linker: Gives results their canonical deep links (see ``SearchEngine/search(session:request:linker:)``).
     /// - Returns: The pre-populated search state.
     /// - Throws: ``SearchError/Code/invalidArgument`` for a malformed descriptor;
     ///   ``SearchError/Code/storage`` when the session cannot be stored.
     public func capture(
-        _ descriptor: Descriptor, pageSize: Int = 0, linker: EntityLinker? = nil
+        _ descriptor: Descriptor, pageSize: Int = 0, maxFacetValues: Int = 0, linker: EntityLinker? = nil
     ) async throws(SearchError) -> SearchState {
         if pageSize < 0 { throw .invalid("page size \(pageSize) must not be negative") }
+        if maxFacetValues < 0 { throw .invalid("max facet values \(maxFacetValues) must not be negative") }
         let prints = try SearchEngine.prints(of: descriptor, in: engine.snapshot)
         let now = engine.nowMs()
         let ttlMs = timeToLive.wholeMilliseconds
@@ -49,7 +52,9 @@ public final class SearchSessions: Sendable {
             pageSize: pageSize == 0 ? SearchEngine.defaultPageSize : min(pageSize, Self.maximumPageSize),
             createdAtUnixMs: now, expiresAtUnixMs: now + ttlMs)
         try await store.save(record)
-        return try engine.search(session: record, request: SearchRequest(sessionID: record.id), linker: linker)
+        return try engine.search(
+            session: record, request: SearchRequest(sessionID: record.id, maxFacetValues: maxFacetValues),
+            linker: linker)
     }
 
     /// Refines a session.

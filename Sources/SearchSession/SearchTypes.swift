@@ -168,12 +168,15 @@ public struct SearchRequest: Hashable, Sendable {
     public var pageSize: Int
     /// From a previous state; empty for the first page.
     public var pageToken: String
+    /// The most values each facet lists; 0 means ``SearchEngine/defaultFacetValues``. Selected
+    /// values are listed beyond it; every value is counted either way.
+    public var maxFacetValues: Int
 
     /// Creates a request.
     public init(
         sessionID: String, query: String? = nil, disabledLabels: [String] = [], entityTypes: [String] = [],
         categories: [String] = [], filters: [AttributeFilter] = [], filterExpression: FilterExpression? = nil,
-        sort: Sort = .relevance, pageSize: Int = 0, pageToken: String = ""
+        sort: Sort = .relevance, pageSize: Int = 0, pageToken: String = "", maxFacetValues: Int = 0
     ) {
         self.sessionID = sessionID
         self.query = query
@@ -185,6 +188,7 @@ public struct SearchRequest: Hashable, Sendable {
         self.sort = sort
         self.pageSize = pageSize
         self.pageToken = pageToken
+        self.maxFacetValues = maxFacetValues
     }
 }
 
@@ -226,8 +230,11 @@ public struct Facet: Hashable, Sendable {
     public var name: String
     /// What kind of values it has.
     public var kind: FacetKind
-    /// The values.
+    /// The values, largest count first (ties by value): at most the request's
+    /// ``SearchRequest/maxFacetValues``, plus selected values beyond those.
     public var values: [FacetValue]
+    /// How many values with hits are not listed.
+    public var moreValues = 0
 }
 
 /// A filter in force.

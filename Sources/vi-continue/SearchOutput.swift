@@ -2,7 +2,8 @@ import SearchAPI
 
 /// How search answers (sheet results and search states) read, as tables and as JSON.
 enum SearchOutput {
-    /// Facet values shown per facet in the table form (selected ones marked `*`); JSON has them all.
+    /// Facet values shown per facet in the table form (selected ones marked `*`); JSON has every
+    /// value the server listed, and how many more it counted.
     static let facetValuesShown = 6
 
     // MARK: Results
@@ -107,7 +108,8 @@ enum SearchOutput {
             var values = facet.values.prefix(facetValuesShown).map {
                 ($0.selected ? "*" : "") + "\($0.value) \($0.count)"
             }
-            if facet.values.count > facetValuesShown { values.append("+\(facet.values.count - facetValuesShown) more") }
+            let more = max(0, facet.values.count - facetValuesShown) + Int(facet.moreValues)
+            if more > 0 { values.append("+\(more) more") }
             facets.append(facet.name, values.joined(separator: " · "))
         }
         if !facets.rows.isEmpty { sections.append(facets.rendered) }
@@ -121,7 +123,10 @@ enum SearchOutput {
     }
 
     static func json(_ facet: Facet) -> JSONValue {
-        .object([("name", .string(facet.name)), ("values", .array(facet.values.map(json)))])
+        .object([
+            ("name", .string(facet.name)), ("values", .array(facet.values.map(json))),
+            ("more_values", .int(Int64(facet.moreValues))),
+        ])
     }
 
     static func json(_ value: FacetValue) -> JSONValue {

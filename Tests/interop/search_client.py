@@ -1,7 +1,7 @@
 """A stock grpcio client of vicontinue.v1.VisualSearch, with stubs generated from proto/search.proto.
 
 Usage: search_client.py TARGET
-Runs a sheet query, a capture, the next page and a resolve, printing one line per step
+Runs a sheet query, a capture, the next page, a capture with one value per facet and a resolve, printing one line per step
 ("PASS step" / "FAIL step: why"); exits 1 if any step failed.
 """
 
@@ -37,6 +37,16 @@ def main():
             second = {(r.entity.type, r.entity.id) for r in page.results}
             assert first and second and not first & second, (first, second)
 
+        def facet_limit():
+            full = stub.Capture(pb.CaptureRequest(descriptor=descriptor), timeout=10)
+            capped = stub.Capture(pb.CaptureRequest(descriptor=descriptor, max_facet_values=1), timeout=10)
+            wide = [f for f in full.facets if len(f.values) > 1]
+            assert wide, full.facets
+            for facet in capped.facets:
+                whole = next(f for f in full.facets if f.name == facet.name)
+                assert list(facet.values) == list(whole.values[:1]), (facet, whole)
+                assert facet.more_values == len(whole.values) - 1 + whole.more_values, (facet, whole)
+
         def resolve():
             destination = stub.Resolve(pb.ResolveRequest(url="music://album/little-morning"), timeout=10)
             assert destination.screen == "album" and destination.entity.id == "little-morning", destination
@@ -49,8 +59,8 @@ def main():
                 return
             raise AssertionError("javascript: was not refused")
 
-        for name, step in [("query", query), ("capture_and_page", capture_and_page), ("resolve", resolve),
-                           ("refused", refused)]:
+        for name, step in [("query", query), ("capture_and_page", capture_and_page), ("facet_limit", facet_limit),
+                           ("resolve", resolve), ("refused", refused)]:
             try:
                 step()
                 print(f"PASS {name}", flush=True)

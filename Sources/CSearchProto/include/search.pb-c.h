@@ -484,10 +484,14 @@ struct  Vicontinue__V1__CaptureRequest
    * Results per page; 0 means the default (20). Values above 100 are capped at 100.
    */
   uint32_t page_size;
+  /*
+   * The most values each facet lists; 0 means the default (100). See SearchRequest.
+   */
+  uint32_t max_facet_values;
 };
 #define VICONTINUE__V1__CAPTURE_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__capture_request__descriptor) \
-    , NULL, 0 }
+    , NULL, 0, 0 }
 
 
 typedef enum {
@@ -544,6 +548,12 @@ struct  Vicontinue__V1__SearchRequest
    * so it must be sent with the same refinement that produced it.
    */
   char *page_token;
+  /*
+   * The most values each facet lists, largest count first; 0 means the default (100). Selected
+   * values are always listed. Every value is still counted: Facet.more_values says how many
+   * were left out.
+   */
+  uint32_t max_facet_values;
   Vicontinue__V1__SearchRequest__QueryOptionCase query_option_case;
   union {
     char *query;
@@ -551,7 +561,7 @@ struct  Vicontinue__V1__SearchRequest
 };
 #define VICONTINUE__V1__SEARCH_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__search_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0,NULL, 0,NULL, NULL, NULL, 0, (char *)protobuf_c_empty_string, VICONTINUE__V1__SEARCH_REQUEST__QUERY_OPTION__NOT_SET, {0} }
+    , (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0,NULL, 0,NULL, NULL, NULL, 0, (char *)protobuf_c_empty_string, 0, VICONTINUE__V1__SEARCH_REQUEST__QUERY_OPTION__NOT_SET, {0} }
 
 
 typedef enum {
@@ -831,14 +841,19 @@ struct  Vicontinue__V1__Facet
    */
   Vicontinue__V1__FacetKind kind;
   /*
-   * The values with their counts, largest count first.
+   * The values with their counts, largest count first (ties by value), at most the request's
+   * max_facet_values of them plus any selected value beyond those.
    */
   size_t n_values;
   Vicontinue__V1__FacetValue **values;
+  /*
+   * How many values with hits were left out by max_facet_values.
+   */
+  uint32_t more_values;
 };
 #define VICONTINUE__V1__FACET__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__facet__descriptor) \
-    , (char *)protobuf_c_empty_string, VICONTINUE__V1__FACET_KIND__FACET_KIND_UNSPECIFIED, 0,NULL }
+    , (char *)protobuf_c_empty_string, VICONTINUE__V1__FACET_KIND__FACET_KIND_UNSPECIFIED, 0,NULL, 0 }
 
 
 /*

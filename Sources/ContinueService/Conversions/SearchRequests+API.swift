@@ -70,7 +70,7 @@ extension SearchSession.SearchRequest {
                 try SearchSession.FilterExpression(expression, field: "where")
             },
             sort: try SearchSession.Sort(message.sort), pageSize: Int(message.pageSize),
-            pageToken: message.pageToken)
+            pageToken: message.pageToken, maxFacetValues: Int(message.maxFacetValues))
     }
 }
 

@@ -57,7 +57,9 @@ extension SearchAPI.Facet {
             case .string: .string
             case .number: .number
             }
-        self.init(name: facet.name, kind: kind, values: facet.values.map(SearchAPI.FacetValue.init))
+        self.init(
+            name: facet.name, kind: kind, values: facet.values.map(SearchAPI.FacetValue.init),
+            moreValues: UInt32(clamping: facet.moreValues))
     }
 }
 

@@ -718,7 +718,8 @@ extension CaptureRequest: CMessageBridge {
         let c = message.pointee
         self.init(
             descriptor: c.descriptor.map { Descriptor(cMessage: UnsafePointer($0)) },
-            pageSize: c.page_size
+            pageSize: c.page_size,
+            maxFacetValues: c.max_facet_values
         )
     }
 
@@ -727,6 +728,7 @@ extension CaptureRequest: CMessageBridge {
             message.pointee.descriptor = arena.cMessage(value)
         }
         message.pointee.page_size = self.pageSize
+        message.pointee.max_facet_values = self.maxFacetValues
     }
 }
 
@@ -799,7 +801,8 @@ extension SearchRequest: CMessageBridge {
             where: c.`where`.map { FilterExpression(cMessage: UnsafePointer($0)) },
             sort: c.sort.map { Sort(cMessage: UnsafePointer($0)) },
             pageSize: c.page_size,
-            pageToken: cString(c.page_token)
+            pageToken: cString(c.page_token),
+            maxFacetValues: c.max_facet_values
         )
     }
 
@@ -837,6 +840,7 @@ extension SearchRequest: CMessageBridge {
         if !self.pageToken.isEmpty {
             message.pointee.page_token = arena.cString(self.pageToken)
         }
+        message.pointee.max_facet_values = self.maxFacetValues
     }
 }
 
@@ -1576,7 +1580,8 @@ extension Facet: CMessageBridge {
         self.init(
             name: cString(c.name),
             kind: FacetKind(rawValue: Int32(truncatingIfNeeded: c.kind.rawValue)),
-            values: cArray(c.values, c.n_values) { FacetValue(cMessage: UnsafePointer($0!)) }
+            values: cArray(c.values, c.n_values) { FacetValue(cMessage: UnsafePointer($0!)) },
+            moreValues: c.more_values
         )
     }
 
@@ -1589,6 +1594,7 @@ extension Facet: CMessageBridge {
             message.pointee.n_values = self.values.count
             message.pointee.values = arena.cArray(self.values) { value, arena in arena.cMessage(value) }
         }
+        message.pointee.more_values = self.moreValues
     }
 }
 

@@ -622,16 +622,21 @@ public struct CaptureRequest: Sendable, Hashable {
     /// Results per page; 0 means the default (20). Values above 100 are capped at 100.
     public var pageSize: UInt32 = 0
 
+    /// The most values each facet lists; 0 means the default (100). See SearchRequest.
+    public var maxFacetValues: UInt32 = 0
+
     /// Creates a `CaptureRequest` with every field at its proto3 default.
     public init() {}
 
     /// Creates a `CaptureRequest`; omitted fields take their proto3 defaults.
     public init(
         descriptor: Descriptor? = nil,
-        pageSize: UInt32 = 0
+        pageSize: UInt32 = 0,
+        maxFacetValues: UInt32 = 0
     ) {
         self.descriptor = descriptor
         self.pageSize = pageSize
+        self.maxFacetValues = maxFacetValues
     }
 }
 
@@ -669,6 +674,11 @@ public struct SearchRequest: Sendable, Hashable {
     /// so it must be sent with the same refinement that produced it.
     public var pageToken: String = ""
 
+    /// The most values each facet lists, largest count first; 0 means the default (100). Selected
+    /// values are always listed. Every value is still counted: Facet.more_values says how many
+    /// were left out.
+    public var maxFacetValues: UInt32 = 0
+
     /// Creates a `SearchRequest` with every field at its proto3 default.
     public init() {}
 
@@ -683,7 +693,8 @@ public struct SearchRequest: Sendable, Hashable {
         `where`: FilterExpression? = nil,
         sort: Sort? = nil,
         pageSize: UInt32 = 0,
-        pageToken: String = ""
+        pageToken: String = "",
+        maxFacetValues: UInt32 = 0
     ) {
         self.sessionID = sessionID
         self.query = query
@@ -695,6 +706,7 @@ public struct SearchRequest: Sendable, Hashable {
         self.sort = sort
         self.pageSize = pageSize
         self.pageToken = pageToken
+        self.maxFacetValues = maxFacetValues
     }
 }
 
@@ -953,8 +965,12 @@ public struct Facet: Sendable, Hashable {
     /// What kind of values it has.
     public var kind: FacetKind = .unspecified
 
-    /// The values with their counts, largest count first.
+    /// The values with their counts, largest count first (ties by value), at most the request's
+    /// max_facet_values of them plus any selected value beyond those.
     public var values: [FacetValue] = []
+
+    /// How many values with hits were left out by max_facet_values.
+    public var moreValues: UInt32 = 0
 
     /// Creates a `Facet` with every field at its proto3 default.
     public init() {}
@@ -963,11 +979,13 @@ public struct Facet: Sendable, Hashable {
     public init(
         name: String = "",
         kind: FacetKind = .unspecified,
-        values: [FacetValue] = []
+        values: [FacetValue] = [],
+        moreValues: UInt32 = 0
     ) {
         self.name = name
         self.kind = kind
         self.values = values
+        self.moreValues = moreValues
     }
 }
 

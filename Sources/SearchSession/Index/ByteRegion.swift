@@ -14,12 +14,15 @@ final class ByteRegion: @unchecked Sendable {
     /// How many bytes.
     let count: Int
     private let mapped: Bool
+    /// The mapped file, open while the mapping lives (for page-cache advice), or -1.
+    private let descriptor: Int32
 
-    /// Takes ownership of a buffer from ``allocate(_:)``.
-    private init(base: UnsafeRawPointer, count: Int, mapped: Bool) {
+    /// Takes ownership of a buffer from ``allocate(_:)`` or a mapping of `descriptor`.
+    private init(base: UnsafeRawPointer, count: Int, mapped: Bool, descriptor: Int32 = -1) {
         self.base = base
         self.count = count
         self.mapped = mapped
+        self.descriptor = descriptor
     }
 
     /// Allocates `count` bytes, lets `write` fill them, and keeps them.
@@ -36,20 +39,45 @@ final class ByteRegion: @unchecked Sendable {
     static func map(path: String) throws(SearchError) -> ByteRegion {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .storageFailure("cannot open \(path)") }
-        defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw .storageFailure("cannot stat \(path)") }
+        guard fstat(descriptor, &info) == 0 else {
+            close(descriptor)
+            throw .storageFailure("cannot stat \(path)")
+        }
         let count = Int(info.st_size)
-        guard count > 0 else { throw .storageFailure("\(path) is empty") }
+        guard count > 0 else {
+            close(descriptor)
+            throw .storageFailure("\(path) is empty")
+        }
         guard let pointer = mmap(nil, count, PROT_READ, MAP_PRIVATE, descriptor, 0), pointer != MAP_FAILED else {
+            close(descriptor)
             throw .storageFailure("cannot map \(path)")
         }
-        return ByteRegion(base: UnsafeRawPointer(pointer), count: count, mapped: true)
+        return ByteRegion(base: UnsafeRawPointer(pointer), count: count, mapped: true, descriptor: descriptor)
+    }
+
+    /// Tells the kernel that `bytes` (within this region) are read a few at a time, far apart, so
+    /// a read makes one page resident, not the large folio or read-ahead window around it.
+    ///
+    /// Display strings are read for the dozen results a page shows. A file just written sits in
+    /// the page cache in large folios, and a fault maps a whole folio (up to megabytes): a handful
+    /// of reads made most of the section resident. So the range's cached pages are dropped (they
+    /// are clean: the file was fsynced) and it is read without read-ahead from then on.
+    func adviseSparseReads<T>(_ bytes: UnsafeBufferPointer<T>) {
+        guard mapped, let start = bytes.baseAddress, bytes.count > 0 else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let first = (Int(bitPattern: start) + page - 1) / page * page
+        let end = (Int(bitPattern: start) + bytes.count * MemoryLayout<T>.stride) / page * page
+        guard end > first else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: first), end - first, MADV_RANDOM)
+        let fileOffset = first - Int(bitPattern: base)
+        _ = posix_fadvise(descriptor, off_t(fileOffset), off_t(end - first), POSIX_FADV_DONTNEED)
     }
 
     deinit {
         if mapped {
             munmap(UnsafeMutableRawPointer(mutating: base), count)
+            close(descriptor)
         } else {
             UnsafeMutableRawPointer(mutating: base).deallocate()
         }

@@ -259,23 +259,65 @@ final class FacetTally {
         }
     }
 
-    /// Counts the value of attribute pair `p`.
-    @inline(__always) func addValue(_ p: Int, of segment: Segment, _ numbers: SegmentNumbers, sign: Int32 = 1) {
-        let value = segment.attributeValue[p]
-        if value != .max {
-            values[Int(numbers.values[Int(value)])] &+= sign
-            return
+    /// Counts value id `value` of a segment (a string value or a number).
+    @inline(__always) func addValue(_ value: UInt32, of segment: Segment, _ numbers: SegmentNumbers, count: Int32 = 1) {
+        if !segment.isNumber(value) {
+            values[Int(numbers.values[Int(value)])] &+= count
+        } else {
+            let attribute = Int(numbers.attributes[Int(segment.attribute(ofValue: value))])
+            addNumber(segment.number(value), attribute: attribute, count: count)
         }
-        let attribute = Int(numbers.attributes[Int(segment.attributeName[p])])
-        let n = segment.attributeNumber[p]
+    }
+
+    /// Counts number `n` of snapshot attribute `attribute`: in its bucket, or by its text when
+    /// the attribute also has strings.
+    @inline(__always) func addNumber(_ n: Double, attribute: Int, count: Int32) {
         let layoutCount = self.layoutCount[attribute]
         if layoutCount > 0 {
             // NumberBuckets.index(of:), inlined on the flat layout.
             let bucket = min(
                 layoutCount - 1, max(0, Int(((n - layoutStart[attribute]) / layoutWidth[attribute]).rounded(.down))))
-            buckets[bucketStart[attribute] + bucket] &+= sign
+            buckets[bucketStart[attribute] + bucket] &+= count
         } else {
-            textNumbers[Int32(attribute), default: [:]][formatNumber(n), default: 0] &+= sign
+            textNumbers[Int32(attribute), default: [:]][formatNumber(n), default: 0] &+= count
+        }
+    }
+
+    /// Counts every facet value of `docs`, local numbers of one segment.
+    ///
+    /// Over many documents the loop counts per value id in the segment's own numbering, reading
+    /// nothing but the segment's columns, and maps the counts to the snapshot's numbers (numbers
+    /// to buckets, categories to their ancestors) once per distinct value at the end; over few,
+    /// when that end would cost more than the documents, it maps each pair as it comes.
+    func addDocuments(_ docs: some Collection<Int>, of segment: Segment, _ numbers: SegmentNumbers) {
+        let pairsPerDocument = segment.pairValue.count / max(segment.count, 1)
+        guard docs.count * (pairsPerDocument + 2) * 2 >= segment.valueCount + segment.categoryNames.count else {
+            for doc in docs { add(doc, of: segment, numbers) }
+            return
+        }
+        let typeCounts = Scratch<Int32>(segment.typeNames.count, 0)
+        // One more slot for documents without a category.
+        let categoryCounts = Scratch<Int32>(segment.categoryNames.count + 1, 0)
+        let valueCounts = Scratch<Int32>(segment.valueCount, 0)
+        let noCategory = UInt32(segment.categoryNames.count)
+        for doc in docs {
+            typeCounts[Int(segment.docType[doc])] &+= 1
+            categoryCounts[Int(min(segment.docCategory[doc], noCategory))] &+= 1
+            for p in segment.attributes(of: doc) { valueCounts[Int(segment.pairValue[p])] &+= 1 }
+        }
+        for (local, count) in typeCounts.buffer.enumerated() where count != 0 {
+            types[Int(numbers.types[local])] &+= count
+        }
+        for (local, count) in categoryCounts.buffer.dropLast().enumerated() where count != 0 {
+            var category = UInt32(local)
+            while category != .max {
+                categories[Int(numbers.categories[Int(category)])] &+= count
+                category = segment.categoryParent[Int(category)]
+            }
+        }
+        for (value, count) in valueCounts.buffer.enumerated() where count != 0 {
+            addValue(UInt32(value), of: segment, numbers, count: count)
+            seen[Int(numbers.attributes[Int(segment.attribute(ofValue: UInt32(value)))])] = true
         }
     }
 
@@ -284,8 +326,26 @@ final class FacetTally {
         addType(doc, of: segment, numbers, sign: sign)
         addCategories(doc, of: segment, numbers, sign: sign)
         for p in segment.attributes(of: doc) {
-            seen[Int(numbers.attributes[Int(segment.attributeName[p])])] = true
-            addValue(p, of: segment, numbers, sign: sign)
+            let value = segment.pairValue[p]
+            seen[Int(numbers.attributes[Int(segment.attribute(ofValue: value))])] = true
+            addValue(value, of: segment, numbers, count: sign)
         }
+    }
+}
+
+/// A zeroed buffer for one counting pass, freed with it.
+private final class Scratch<Element> {
+    let buffer: UnsafeMutableBufferPointer<Element>
+
+    init(_ count: Int, _ initial: Element) {
+        buffer = .allocate(capacity: max(count, 1))
+        buffer.initialize(repeating: initial)
+    }
+
+    deinit { buffer.deallocate() }
+
+    subscript(index: Int) -> Element {
+        @inline(__always) get { buffer[index] }
+        @inline(__always) _modify { yield &buffer[index] }
     }
 }

@@ -37,9 +37,8 @@ final class Segment: @unchecked Sendable {
     let docTagStart: UnsafeBufferPointer<UInt32>
     let tags: UnsafeBufferPointer<UInt32>
     let docAttributeStart: UnsafeBufferPointer<UInt32>
-    let attributeName: UnsafeBufferPointer<UInt32>
-    let attributeValue: UnsafeBufferPointer<UInt32>
-    let attributeNumber: UnsafeBufferPointer<Double>
+    /// Per attribute pair: its value id (``valueCount``).
+    let pairValue: UnsafeBufferPointer<UInt32>
     let docLocalizedStart: UnsafeBufferPointer<UInt32>
     let localizedLocale: UnsafeBufferPointer<UInt32>
     let localizedTitle: UnsafeBufferPointer<UInt32>
@@ -56,6 +55,10 @@ final class Segment: @unchecked Sendable {
     let attributeMaximum: UnsafeBufferPointer<Double>
     let valueStrings: UnsafeBufferPointer<UInt32>
     let valueAttribute: UnsafeBufferPointer<UInt32>
+    /// The numbers among the value ids (those from `valueStrings.count` on), ascending within
+    /// each attribute, and their attributes.
+    let numberValues: UnsafeBufferPointer<Double>
+    let numberAttribute: UnsafeBufferPointer<UInt32>
     let termStrings: UnsafeBufferPointer<UInt32>
     let termTable: UnsafeBufferPointer<UInt32>
     let postingStart: UnsafeBufferPointer<UInt32>
@@ -97,9 +100,7 @@ final class Segment: @unchecked Sendable {
         docTagStart = table.array(.docTagStart)
         tags = table.array(.tags)
         docAttributeStart = table.array(.docAttributeStart)
-        attributeName = table.array(.attributeName)
-        attributeValue = table.array(.attributeValue)
-        attributeNumber = table.array(.attributeNumber)
+        pairValue = table.array(.pairValue)
         docLocalizedStart = table.array(.docLocalizedStart)
         localizedLocale = table.array(.localizedLocale)
         localizedTitle = table.array(.localizedTitle)
@@ -116,6 +117,8 @@ final class Segment: @unchecked Sendable {
         attributeMaximum = table.array(.attributeMaximum)
         valueStrings = table.array(.valueStrings)
         valueAttribute = table.array(.valueAttribute)
+        numberValues = table.array(.numberValues)
+        numberAttribute = table.array(.numberAttribute)
         termStrings = table.array(.termStrings)
         termTable = table.array(.termTable)
         postingStart = table.array(.postingStart)
@@ -141,6 +144,7 @@ final class Segment: @unchecked Sendable {
         }
         self.vectors = vectors
         try checkShape()
+        region.adviseSparseReads(stringBytes)
     }
 
     /// Builds a segment from entities in document order.
@@ -158,7 +162,7 @@ final class Segment: @unchecked Sendable {
             docCategory.count, docTitleSortKey.count,
         ]
         let starts = [
-            (docTagStart, tags.count), (docAttributeStart, attributeName.count),
+            (docTagStart, tags.count), (docAttributeStart, pairValue.count),
             (docLocalizedStart, localizedLocale.count), (docRelatedStart, relatedType.count),
             (postingStart, postingDocs.count), (phraseStart, phraseDocs.count),
         ]
@@ -167,7 +171,7 @@ final class Segment: @unchecked Sendable {
             Int(nameOffsets.last!) == nameBytes.count,
             [docTagStart, docAttributeStart, docLocalizedStart, docRelatedStart].allSatisfy({ $0.count == count + 1 }),
             starts.allSatisfy({ start, items in start.last.map { Int($0) == items } ?? (items == 0) }),
-            attributeValue.count == attributeName.count, attributeNumber.count == attributeName.count,
+            valueAttribute.count == valueStrings.count, numberAttribute.count == numberValues.count,
             postingFrequencies.count == postingDocs.count, refDocs.count == refHashes.count, refDocs.count == count,
             localizedTitle.count == localizedLocale.count, localizedSubtitle.count == localizedLocale.count,
             relatedID.count == relatedType.count
@@ -230,13 +234,78 @@ final class Segment: @unchecked Sendable {
 
     /// The value of pair `p` as the catalog gave it.
     func attributeValue(at p: Int) -> AttributeValue {
-        let value = attributeValue[p]
-        return value == .max ? .number(attributeNumber[p]) : .string(name(valueStrings[Int(value)]))
+        let value = pairValue[p]
+        return isNumber(value) ? .number(number(value)) : .string(name(valueStrings[Int(value)]))
     }
 
-    /// The document's value of the attribute with this segment's number `attribute`, if any.
+    // MARK: Values
+    //
+    // A value id below `valueStrings.count` is a string value of one attribute; the rest are the
+    // attributes' distinct numbers, one ascending run per attribute. So a pair's one id names
+    // its attribute and its value, and facets count numbers per id, not per document.
+
+    /// How many value ids the segment has: string values, then numbers.
+    var valueCount: Int { valueStrings.count + numberValues.count }
+
+    /// Whether value id `value` is a number.
+    @inline(__always) func isNumber(_ value: UInt32) -> Bool { Int(value) >= valueStrings.count }
+
+    /// The number of a number value id.
+    @inline(__always) func number(_ value: UInt32) -> Double { numberValues[Int(value) - valueStrings.count] }
+
+    /// The attribute number of value id `value`.
+    @inline(__always) func attribute(ofValue value: UInt32) -> UInt32 {
+        isNumber(value) ? numberAttribute[Int(value) - valueStrings.count] : valueAttribute[Int(value)]
+    }
+
+    /// The value ids of the numbers of attribute `attribute`, ascending by number.
+    func numberIDs(of attribute: UInt32) -> Range<UInt32> {
+        func firstPosition(where isAtOrPast: (UInt32) -> Bool) -> Int {
+            var low = 0
+            var high = numberAttribute.count
+            while low < high {
+                let mid = (low + high) / 2
+                if isAtOrPast(numberAttribute[mid]) { high = mid } else { low = mid + 1 }
+            }
+            return low
+        }
+        let start = firstPosition { $0 >= attribute }
+        let end = firstPosition { $0 > attribute }
+        return UInt32(valueStrings.count + start)..<UInt32(valueStrings.count + end)
+    }
+
+    /// The value id of number `n` of attribute `attribute`, if a document has it.
+    func numberID(_ n: Double, of attribute: UInt32) -> UInt32? {
+        let ids = numberIDs(of: attribute)
+        let first = firstNumberID(atLeast: n, in: ids)
+        return first < ids.upperBound && number(first) == n ? first : nil
+    }
+
+    /// The first id in `ids` (one attribute's numbers) whose number is at least `n`, or the end.
+    func firstNumberID(atLeast n: Double, in ids: Range<UInt32>) -> UInt32 {
+        var low = ids.lowerBound
+        var high = ids.upperBound
+        while low < high {
+            let mid = low + (high - low) / 2
+            if number(mid) >= n { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
+    /// The first id in `ids` (one attribute's numbers) whose number is above `n`, or the end.
+    func firstNumberID(above n: Double, in ids: Range<UInt32>) -> UInt32 {
+        var low = ids.lowerBound
+        var high = ids.upperBound
+        while low < high {
+            let mid = low + (high - low) / 2
+            if number(mid) > n { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
+    /// The document's pair of the attribute with this segment's number `attribute`, if any.
     func attribute(_ attribute: UInt32, of doc: Int) -> Int? {
-        for p in attributes(of: doc) where attributeName[p] == attribute { return p }
+        for p in attributes(of: doc) where self.attribute(ofValue: pairValue[p]) == attribute { return p }
         return nil
     }
 
@@ -266,7 +335,7 @@ final class Segment: @unchecked Sendable {
     func entity(_ doc: Int) -> Entity {
         var attributes = [String: AttributeValue]()
         for p in self.attributes(of: doc) {
-            attributes[name(attributeNames[Int(attributeName[p])])] = attributeValue(at: p)
+            attributes[name(attributeNames[Int(attribute(ofValue: pairValue[p]))])] = attributeValue(at: p)
         }
         var localized = [String: LocalizedText]()
         for k in Int(docLocalizedStart[doc])..<Int(docLocalizedStart[doc + 1]) {

@@ -27,9 +27,9 @@ struct SegmentBuilder {
     private var docTagStart: [UInt32] = [0]
     private var tags: [UInt32] = []
     private var docAttributeStart: [UInt32] = [0]
-    private var attributeName: [UInt32] = []
-    private var attributeValue: [UInt32] = []
-    private var attributeNumber: [Double] = []
+    /// Per pair: a string value number, or `numberMark` | the number's arrival number (made
+    /// segment value ids by ``finish(analyzer:)``, once the numbers can be put in order).
+    private var pairValue: [UInt32] = []
     private var docLocalizedStart: [UInt32] = [0]
     private var localizedLocale: [UInt32] = []
     private var localizedTitle: [UInt32] = []
@@ -51,6 +51,15 @@ struct SegmentBuilder {
     private var valueNumbers: [AttributeString: UInt32] = [:]
     private var valueStrings: [UInt32] = []
     private var valueAttribute: [UInt32] = []
+    /// Distinct numbers per attribute, in arrival order.
+    private var numberArrivals: [NumberKey: UInt32] = [:]
+    private var arrivedNumbers: [(attribute: UInt32, value: Double)] = []
+    private static let numberMark: UInt32 = 1 << 31
+
+    private struct NumberKey: Hashable {
+        var attribute: UInt32
+        var value: Double
+    }
 
     private struct AttributeString: Hashable {
         var attribute: UInt32
@@ -112,12 +121,10 @@ struct SegmentBuilder {
         // Attributes in name order, so a document's pairs read the same whatever the input order.
         for name in entity.attributes.keys.sorted() {
             let attribute = number(ofAttribute: name)
-            attributeName.append(attribute)
             switch entity.attributes[name]! {
             case .string(let value):
                 attributeKinds[Int(attribute)] |= 2
-                attributeValue.append(number(ofValue: value, attribute: attribute))
-                attributeNumber.append(.nan)
+                pairValue.append(number(ofValue: value, attribute: attribute))
             case .number(let value):
                 if attributeKinds[Int(attribute)] & 1 == 0 {
                     attributeKinds[Int(attribute)] |= 1 | 4
@@ -127,11 +134,10 @@ struct SegmentBuilder {
                 if value.rounded() != value { attributeKinds[Int(attribute)] &= ~4 }
                 attributeMinimum[Int(attribute)] = min(attributeMinimum[Int(attribute)], value)
                 attributeMaximum[Int(attribute)] = max(attributeMaximum[Int(attribute)], value)
-                attributeValue.append(.max)
-                attributeNumber.append(value)
+                pairValue.append(Self.numberMark | arrival(of: value, attribute: attribute))
             }
         }
-        docAttributeStart.append(UInt32(attributeName.count))
+        docAttributeStart.append(UInt32(pairValue.count))
         for locale in entity.localized.keys.sorted() {
             let text = entity.localized[locale]!
             localizedLocale.append(name(locale))
@@ -236,9 +242,21 @@ struct SegmentBuilder {
         out.add(.docTagStart, docTagStart)
         out.add(.tags, tags)
         out.add(.docAttributeStart, docAttributeStart)
-        out.add(.attributeName, attributeName)
-        out.add(.attributeValue, attributeValue)
-        out.add(.attributeNumber, attributeNumber)
+        // Numbers in (attribute, value) order follow the string values as value ids, so each
+        // attribute's numbers are one ascending run: ranges compare ids, facets count per id.
+        let numberOrder = arrivedNumbers.indices.sorted {
+            let (a, b) = (arrivedNumbers[$0], arrivedNumbers[$1])
+            return a.attribute != b.attribute ? a.attribute < b.attribute : a.value < b.value
+        }
+        var valueID = [UInt32](repeating: 0, count: arrivedNumbers.count)
+        for (position, arrival) in numberOrder.enumerated() {
+            valueID[arrival] = UInt32(valueStrings.count + position)
+        }
+        out.add(
+            .pairValue,
+            pairValue.map { $0 & Self.numberMark == 0 ? $0 : valueID[Int($0 & ~Self.numberMark)] })
+        out.add(.numberValues, numberOrder.map { arrivedNumbers[$0].value })
+        out.add(.numberAttribute, numberOrder.map { arrivedNumbers[$0].attribute })
         out.add(.docLocalizedStart, docLocalizedStart)
         out.add(.localizedLocale, localizedLocale)
         out.add(.localizedTitle, localizedTitle)
@@ -395,6 +413,16 @@ struct SegmentBuilder {
             parent = number
         }
         return number
+    }
+
+    /// The arrival number of a distinct number of an attribute.
+    private mutating func arrival(of value: Double, attribute: UInt32) -> UInt32 {
+        let key = NumberKey(attribute: attribute, value: value)
+        if let known = numberArrivals[key] { return known }
+        let arrival = UInt32(arrivedNumbers.count)
+        numberArrivals[key] = arrival
+        arrivedNumbers.append((attribute, value))
+        return arrival
     }
 
     private mutating func number(ofAttribute attribute: String) -> UInt32 {

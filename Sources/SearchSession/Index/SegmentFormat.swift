@@ -2,11 +2,11 @@
 ///
 /// A segment is a header and a list of sections; every section is a flat array of one fixed-width
 /// little-endian scalar type, 16-byte aligned, so a reader uses it in place (a mapped file needs no
-/// parse). The header is the magic `VISEG004`, the section count (UInt32) and 4 bytes of padding,
+/// parse). The header is the magic `VISEG005`, the section count (UInt32) and 4 bytes of padding,
 /// then one 24-byte entry per section: key (UInt32), element size (UInt32), byte offset (UInt64)
 /// and element count (UInt64).
 enum SegmentFormat {
-    static let magic: [UInt8] = Array("VISEG004".utf8)
+    static let magic: [UInt8] = Array("VISEG005".utf8)
     static let headerSize = 16
     static let entrySize = 24
 
@@ -40,9 +40,9 @@ struct SectionKey: Hashable, Sendable, Comparable {
     static let docTagStart = SectionKey(rawValue: 20)
     static let tags = SectionKey(rawValue: 21)
     static let docAttributeStart = SectionKey(rawValue: 22)
-    static let attributeName = SectionKey(rawValue: 23)  // attribute number
-    static let attributeValue = SectionKey(rawValue: 24)  // string value number, or .max for a number
-    static let attributeNumber = SectionKey(rawValue: 25)  // Float64; NaN for a string
+    // Per attribute pair: its value id (see valueStrings and numberValues), which names the
+    // attribute too.
+    static let pairValue = SectionKey(rawValue: 24)
     static let docLocalizedStart = SectionKey(rawValue: 26)
     static let localizedLocale = SectionKey(rawValue: 27)  // name id
     static let localizedTitle = SectionKey(rawValue: 28)
@@ -61,6 +61,10 @@ struct SectionKey: Hashable, Sendable, Comparable {
     static let attributeMaximum = SectionKey(rawValue: 46)  // Float64
     static let valueStrings = SectionKey(rawValue: 47)  // string value number → string id
     static let valueAttribute = SectionKey(rawValue: 48)  // string value number → attribute number
+    // Value ids from valueStrings.count on are numbers: Float64, ascending within each attribute,
+    // attributes in number order.
+    static let numberValues = SectionKey(rawValue: 49)
+    static let numberAttribute = SectionKey(rawValue: 50)  // attribute number
 
     // Text: terms, postings in document order with BM25F-normalised frequencies, exact phrases.
     static let termStrings = SectionKey(rawValue: 60)

@@ -73,41 +73,47 @@ struct CompiledFilter {
     let condition: Condition
 
     enum Condition {
-        /// String values passing, by the segment's value numbers; numbers passing, as numbers.
-        case anyOf(values: Set<UInt32>, numbers: Set<Double>)
-        case range(low: Double, high: Double)
+        /// The value ids that pass: the attribute's string values named, and its numbers whose
+        /// text parses to a number named.
+        case anyOf(Set<UInt32>)
+        /// The value ids that pass: one run of the attribute's numbers (empty when none does).
+        case range(Range<UInt32>)
     }
 
     init(_ filter: AttributeFilter, segment: Segment) {
         attribute = filter.attribute
         number = segment.attributeNumber(named: filter.attribute)
+        guard let number else {
+            condition = .anyOf([])
+            return
+        }
         switch filter.condition {
         case .anyOf(let texts):
             var values = Set<UInt32>()
-            if let number {
-                let wanted = Set(texts)
-                for (value, text) in segment.valueStrings.enumerated()
-                where segment.valueAttribute[value] == number && wanted.contains(segment.name(text)) {
-                    values.insert(UInt32(value))
-                }
+            let wanted = Set(texts)
+            for (value, text) in segment.valueStrings.enumerated()
+            where segment.valueAttribute[value] == number && wanted.contains(segment.name(text)) {
+                values.insert(UInt32(value))
             }
-            condition = .anyOf(values: values, numbers: Set(texts.compactMap { Double($0) }))
+            for n in texts.compactMap({ Double($0) }) {
+                if let id = segment.numberID(n, of: number) { values.insert(id) }
+            }
+            condition = .anyOf(values)
         case .range(let low, let high):
-            condition = .range(low: low ?? -.infinity, high: high ?? .infinity)
+            let ids = segment.numberIDs(of: number)
+            let first = segment.firstNumberID(atLeast: low ?? -.infinity, in: ids)
+            let end = segment.firstNumberID(above: high ?? .infinity, in: ids)
+            condition = .range(first..<max(first, end))
         }
     }
 
     /// Whether a document satisfies the filter; a missing attribute never does.
     func matches(_ doc: Int, in segment: Segment) -> Bool {
         guard let number, let p = segment.attribute(number, of: doc) else { return false }
-        let value = segment.attributeValue[p]
+        let value = segment.pairValue[p]
         switch condition {
-        case .anyOf(let values, let numbers):
-            return value == .max ? numbers.contains(segment.attributeNumber[p]) : values.contains(value)
-        case .range(let low, let high):
-            guard value == .max else { return false }
-            let n = segment.attributeNumber[p]
-            return n >= low && n <= high
+        case .anyOf(let values): return values.contains(value)
+        case .range(let ids): return ids.contains(value)
         }
     }
 }

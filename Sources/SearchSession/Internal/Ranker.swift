@@ -54,42 +54,63 @@ enum Ranker {
         let usableIndices = usableGroups(groups)
         if usableIndices.isEmpty && prints.isEmpty { return nil }
         var text = [Candidate]()
-        if !usableIndices.isEmpty {
-            // Each group's matches come in document order; tag them with the group, sort by
-            // document, and fold runs. Memory is proportional to the matches, not the catalog.
-            var hits = [(doc: Int32, group: Int32, score: Float)]()
-            // Exact title/tag hits per group, in document order like the runs below, so one
-            // cursor per group replaces a hash set.
+        if usableIndices.count == 1 {
+            // One group (a single label, the common case): its matches are the candidates, in
+            // document order already, with no runs to fold.
+            let group = groups[usableIndices[0]]
+            let matches = TextIndex.matchAll(group.terms, in: snapshot)
+            let exactList = matches.docs.isEmpty ? [] : TextIndex.exactMatches(group.terms, in: snapshot)
+            var cursor = 0
+            text.reserveCapacity(matches.docs.count)
+            for (k, doc) in matches.docs.enumerated() {
+                while cursor < exactList.count && exactList[cursor] < doc { cursor += 1 }
+                let score = matches.scores[k] * group.weight
+                text.append(
+                    Candidate(
+                        doc: doc, exact: cursor < exactList.count && exactList[cursor] == doc, score: score,
+                        textScore: score, distance: nil, matchedGroups: 1))
+            }
+        } else if !usableIndices.isEmpty {
+            // Each group's matches come in document order: merge them, one cursor per group,
+            // folding a document's groups as they meet (no sort; memory follows the matches).
+            var lists = [(docs: [Int32], scores: [Float], weight: Float)]()
+            // Exact title/tag hits per group, in document order too, so one cursor per group
+            // replaces a hash set.
             var exactLists = [[Int32]]()
-            var exactCursor = [Int](repeating: 0, count: usableIndices.count)
-            for (position, index) in usableIndices.enumerated() {
+            var total = 0
+            for index in usableIndices {
                 let group = groups[index]
                 let matches = TextIndex.matchAll(group.terms, in: snapshot)
-                hits.reserveCapacity(hits.count + matches.docs.count)
-                for (k, doc) in matches.docs.enumerated() {
-                    hits.append((doc, Int32(position), matches.scores[k] * group.weight))
-                }
+                lists.append((matches.docs, matches.scores, group.weight))
                 exactLists.append(matches.docs.isEmpty ? [] : TextIndex.exactMatches(group.terms, in: snapshot))
+                total += matches.docs.count
             }
-            if usableIndices.count > 1 { hits.sort { $0.doc != $1.doc ? $0.doc < $1.doc : $0.group < $1.group } }
             let all: UInt32 = usableIndices.count == 32 ? .max : (1 << UInt32(usableIndices.count)) - 1
-            text.reserveCapacity(hits.count)
-            var next = 0
-            while next < hits.count {
-                let doc = hits[next].doc
+            var cursors = [Int](repeating: 0, count: lists.count)
+            var exactCursors = [Int](repeating: 0, count: lists.count)
+            text.reserveCapacity(mode == .all ? lists.map(\.docs.count).min() ?? 0 : total)
+            // A group that matches nothing leaves nothing when every group must match.
+            let empty = mode == .all && lists.contains { $0.docs.isEmpty }
+            while !empty {
+                var doc = Int32.max
+                for (position, list) in lists.enumerated() where cursors[position] < list.docs.count {
+                    doc = min(doc, list.docs[cursors[position]])
+                }
+                if doc == .max { break }
                 var score: Float = 0
                 var matched: UInt32 = 0
                 var exact = false
-                while next < hits.count && hits[next].doc == doc {
-                    let group = Int(hits[next].group)
-                    score += hits[next].score
-                    matched |= 1 << UInt32(group)
-                    let list = exactLists[group]
-                    var cursor = exactCursor[group]
-                    while cursor < list.count && list[cursor] < doc { cursor += 1 }
-                    exactCursor[group] = cursor
-                    if cursor < list.count && list[cursor] == doc { exact = true }
-                    next += 1
+                for (position, list) in lists.enumerated() {
+                    let cursor = cursors[position]
+                    guard cursor < list.docs.count, list.docs[cursor] == doc else { continue }
+                    score += list.scores[cursor] * list.weight
+                    matched |= 1 << UInt32(position)
+                    cursors[position] = cursor + 1
+                    let exactList = exactLists[position]
+                    var exactCursor = exactCursors[position]
+                    while exactCursor < exactList.count && exactList[exactCursor] < doc { exactCursor += 1 }
+                    exactCursors[position] = exactCursor
+                    if exactCursor < exactList.count && exactList[exactCursor] == doc { exact = true }
                 }
                 if mode == .all && matched != all { continue }
                 text.append(

@@ -127,9 +127,31 @@ if arguments.count > 3 && arguments[3] == "upsert-loop" {
     }
     exit(0)
 }
+if arguments.count > 3 && arguments[3] == "slowest" {
+    // Which queries make the tail: each session search timed (best of 3), the slowest printed
+    // with their labels and hit counts.
+    var timed = [(Duration, Int, Int)]()
+    for (i, d) in descriptors.enumerated() {
+        var best = Duration.seconds(1000)
+        var total = 0
+        for _ in 0..<3 {
+            let session = SessionRecord(
+                id: "s\(i)", labels: d.labels, prints: [], source: .camera, locale: "", pageSize: 20,
+                createdAtUnixMs: 0, expiresAtUnixMs: .max)
+            let start = ContinuousClock.now
+            total = try engine.search(session: session, request: SearchRequest(sessionID: session.id)).totalHits
+            best = min(best, ContinuousClock.now - start)
+        }
+        timed.append((best, i, total))
+    }
+    for (duration, i, total) in timed.sorted(by: { $0.0 > $1.0 }).prefix(Int(arguments.count > 4 ? arguments[4] : "15") ?? 15) {
+        print(duration, "hits", total, queries[i].labels.map(\.text))
+    }
+    exit(0)
+}
 if arguments.count > 3 && arguments[3] == "search-loop" {
-    // For profilers: only the session search, many times.
-    for round in 0..<10 {
+    // For profilers: only the session search, many times (10 rounds, or the number given after it).
+    for round in 0..<(arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10) {
         for (i, d) in descriptors.enumerated() {
             let session = SessionRecord(
                 id: "p\(i)", labels: d.labels, prints: [], source: .camera, locale: "", pageSize: 20,
@@ -181,7 +203,9 @@ if let data = FileManager.default.contents(atPath: peerFacetsPath),
     var relaxed = 0
     var firstDifference: String?
     for (i, session) in sessions.enumerated() {
-        let state = try engine.search(session: session, request: SearchRequest(sessionID: session.id))
+        // Every value, not the first hundred a facet lists by default.
+        let state = try engine.search(
+            session: session, request: SearchRequest(sessionID: session.id, maxFacetValues: .max))
         if !state.relaxations.isEmpty {
             relaxed += 1
             continue

@@ -1,0 +1,72 @@
+import Testing
+
+@testable import SearchSession
+
+/// A facet lists its first values by count and says how many more it counted; selected values
+/// are listed whatever their place.
+@Suite struct FacetLimitTests {
+    /// 150 brands: brand k is on `k % 7 + 1` entities, so counts tie and ties go by value.
+    static let entities: [Entity] = (0..<150).flatMap { brand in
+        (0...(brand % 7)).map { copy in
+            Entity(
+                type: "product", id: "p\(brand)-\(copy)", title: "lamp \(brand) \(copy)",
+                attributes: ["brand": .string("brand \(brand)")])
+        }
+    }
+
+    /// Every brand with its count, in the order a facet lists them.
+    static let allBrands: [FacetValue] = (0..<150).map {
+        FacetValue(value: "brand \($0)", count: $0 % 7 + 1, selected: false)
+    }.sorted(by: SearchEngine.facetOrder)
+
+    static let session = SessionRecord(
+        id: "s", labels: [Label("lamp")], prints: [], source: .camera, locale: "", pageSize: 10,
+        createdAtUnixMs: 0, expiresAtUnixMs: .max)
+
+    func brandFacet(_ request: SearchRequest) throws -> Facet {
+        let engine = SearchEngine(entities: Self.entities)
+        let state = try engine.search(session: Self.session, request: request)
+        return try #require(state.facets.first { $0.name == "brand" })
+    }
+
+    @Test func theDefaultListsAHundredValuesAndCountsTheRest() throws {
+        let facet = try brandFacet(SearchRequest(sessionID: "s"))
+        #expect(facet.values == Array(Self.allBrands.prefix(SearchEngine.defaultFacetValues)))
+        #expect(facet.moreValues == 150 - SearchEngine.defaultFacetValues)
+    }
+
+    @Test(arguments: [1, 10, 149, 150, 500])
+    func aRequestedLimitListsThatManyInOrder(limit: Int) throws {
+        let facet = try brandFacet(SearchRequest(sessionID: "s", maxFacetValues: limit))
+        #expect(facet.values == Array(Self.allBrands.prefix(limit)))
+        #expect(facet.moreValues == max(0, 150 - limit))
+    }
+
+    @Test func aSelectedValueBeyondTheLimitIsListedAfterTheOthers() throws {
+        // "brand 0" has one entity: far below the first ten.
+        let facet = try brandFacet(
+            SearchRequest(sessionID: "s", filters: [.anyOf("brand", ["brand 0"])], maxFacetValues: 10))
+        // Disjunctive: the brand facet ignores its own filter, so the counts are the unfiltered ones.
+        #expect(Array(facet.values.prefix(10)) == Array(Self.allBrands.prefix(10)))
+        #expect(facet.values.count == 11)
+        #expect(facet.values.last == FacetValue(value: "brand 0", count: 1, selected: true))
+        #expect(facet.moreValues == 150 - 11)
+    }
+
+    @Test func aNegativeLimitIsRejected() throws {
+        let engine = SearchEngine(entities: Self.entities)
+        #expect(throws: SearchError.self) {
+            try engine.search(session: Self.session, request: SearchRequest(sessionID: "s", maxFacetValues: -1))
+        }
+    }
+
+    @Test func theKthLargestIsWhatSortingSays() {
+        var rng = SplitMix64(state: 5)
+        for _ in 0..<300 {
+            let numbers = (0..<Int.random(in: 1...60, using: &rng)).map { _ in Int.random(in: 0...9, using: &rng) }
+            let k = Int.random(in: 1...numbers.count, using: &rng)
+            var scratch = numbers
+            #expect(SearchEngine.kthLargest(&scratch, k) == numbers.sorted(by: >)[k - 1], "\(numbers) k \(k)")
+        }
+    }
+}
