@@ -54,21 +54,28 @@ enum Ranker {
         let usableIndices = usableGroups(groups)
         if usableIndices.isEmpty && prints.isEmpty { return nil }
         var text = [Candidate]()
-        if usableIndices.count == 1 {
-            // One group (a single label, the common case): its matches are the candidates, in
-            // document order already, with no runs to fold.
-            let group = groups[usableIndices[0]]
-            let matches = TextIndex.matchAll(group.terms, in: snapshot)
-            let exactList = matches.docs.isEmpty ? [] : TextIndex.exactMatches(group.terms, in: snapshot)
-            var cursor = 0
+        if usableIndices.count == 1 || (mode == .all && !usableIndices.isEmpty) {
+            // One group (a single label, the common case), or groups that must all match: one
+            // intersection of all their terms gives the candidates, in document order, with no
+            // runs to fold.
+            let used = usableIndices.map { groups[$0] }
+            let matches = TextIndex.matchEvery(used.map { ($0.terms, $0.weight) }, in: snapshot)
+            let exactLists = used.map { matches.docs.isEmpty ? [] : TextIndex.exactMatches($0.terms, in: snapshot) }
+            var cursors = [Int](repeating: 0, count: used.count)
+            let all: UInt32 = used.count == 32 ? .max : (1 << UInt32(used.count)) - 1
             text.reserveCapacity(matches.docs.count)
             for (k, doc) in matches.docs.enumerated() {
-                while cursor < exactList.count && exactList[cursor] < doc { cursor += 1 }
-                let score = matches.scores[k] * group.weight
+                var exact = false
+                for (position, list) in exactLists.enumerated() {
+                    var cursor = cursors[position]
+                    while cursor < list.count && list[cursor] < doc { cursor += 1 }
+                    cursors[position] = cursor
+                    if cursor < list.count && list[cursor] == doc { exact = true }
+                }
+                let score = matches.scores[k]
                 text.append(
                     Candidate(
-                        doc: doc, exact: cursor < exactList.count && exactList[cursor] == doc, score: score,
-                        textScore: score, distance: nil, matchedGroups: 1))
+                        doc: doc, exact: exact, score: score, textScore: score, distance: nil, matchedGroups: all))
             }
         } else if !usableIndices.isEmpty {
             // Each group's matches come in document order: merge them, one cursor per group,

@@ -44,67 +44,89 @@ enum TextIndex {
 
     /// Live documents containing every one of `terms`, ascending, with their BM25F scores.
     ///
-    /// Per segment, the intersection starts from the shortest posting list and gallops through
-    /// the longer ones; deleted documents are dropped as they come.
-    ///
     /// - Parameter terms: Analyzed terms; repeats count once.
     static func matchAll(_ terms: [String], in snapshot: CatalogSnapshot) -> (docs: [Int32], scores: [Float]) {
-        var unique = [String]()
-        for t in terms where !unique.contains(t) { unique.append(t) }
-        guard !unique.isEmpty else { return ([], []) }
-        let idfs = unique.map { idf($0, in: snapshot) }
+        matchEvery([(terms, 1)], in: snapshot)
+    }
+
+    /// Live documents containing every term of every group, ascending, with the sum over groups
+    /// of each group's BM25F score times its weight.
+    ///
+    /// Per segment, the intersection of all the groups' terms starts from the shortest posting
+    /// list and gallops through the longer ones, so several common labels that must all match
+    /// cost what their rarest term costs, not each label's own matches; deleted documents are
+    /// dropped as they come. A group's terms are summed shortest list first, then the groups in
+    /// order, so a score is the same to the last bit as group-by-group matching would make it.
+    ///
+    /// - Parameter groups: Analyzed terms (repeats within a group count once) and weights.
+    static func matchEvery(
+        _ groups: [(terms: [String], weight: Float)], in snapshot: CatalogSnapshot
+    ) -> (docs: [Int32], scores: [Float]) {
+        var terms = [String]()
+        var groupTerms = [[Int]]()
+        for group in groups {
+            var positions = [Int]()
+            for term in group.terms {
+                let position = terms.firstIndex(of: term) ?? terms.count
+                if position == terms.count { terms.append(term) }
+                if !positions.contains(position) { positions.append(position) }
+            }
+            groupTerms.append(positions)
+        }
+        guard !terms.isEmpty, !groupTerms.contains(where: \.isEmpty) else { return ([], []) }
+        let idfs = terms.map { idf($0, in: snapshot) }
         if idfs.contains(0) { return ([], []) }
         var docs = [Int32]()
         var scores = [Float]()
+        var postings = [(docs: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<Float>)]()
+        var cursors = [Int](repeating: 0, count: terms.count)
+        var contributions = [Float](repeating: 0, count: terms.count)
         for (si, segment) in snapshot.segments.enumerated() {
-            var lists = [
-                (idf: Float, postings: (docs: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<Float>))
-            ]()
-            for (k, term) in unique.enumerated() {
-                guard let number = segment.term(term) else {
-                    lists = []
-                    break
-                }
-                lists.append((idfs[k], segment.postings(number)))
+            postings.removeAll(keepingCapacity: true)
+            for term in terms {
+                guard let number = segment.term(term) else { break }
+                postings.append(segment.postings(number))
             }
-            guard !lists.isEmpty else { continue }
-            lists.sort { $0.postings.docs.count < $1.postings.docs.count }
-            intersect(lists, base: snapshot.bases[si], deleted: snapshot.deletes[si], docs: &docs, scores: &scores)
+            guard postings.count == terms.count else { continue }
+            // The intersection's order, and each group's summation order: shortest list first.
+            let order = terms.indices.sorted { postings[$0].docs.count < postings[$1].docs.count }
+            let sums = groupTerms.map { group in group.sorted { postings[$0].docs.count < postings[$1].docs.count } }
+            let base = snapshot.bases[si]
+            let deleted = snapshot.deletes[si]
+            let checkDeleted = deleted.count > 0
+            for position in cursors.indices { cursors[position] = 0 }
+            let driver = order[0]
+            outer: for (k, d) in postings[driver].docs.enumerated() {
+                if checkDeleted && deleted.contains(Int(d)) { continue }
+                contributions[driver] = saturate(postings[driver].frequencies[k]) * idfs[driver]
+                for term in order.dropFirst() {
+                    let list = postings[term].docs
+                    // Gallop to the first posting ≥ d.
+                    let j = cursors[term]
+                    var step = 1
+                    while j + step < list.count && list[j + step] < d { step <<= 1 }
+                    var low = j
+                    var high = min(j + step, list.count)
+                    while low < high {
+                        let mid = (low + high) >> 1
+                        if list[mid] < d { low = mid + 1 } else { high = mid }
+                    }
+                    cursors[term] = low
+                    if low == list.count { break outer }
+                    if list[low] != d { continue outer }
+                    contributions[term] = saturate(postings[term].frequencies[low]) * idfs[term]
+                }
+                var score: Float = 0
+                for (group, sum) in sums.enumerated() {
+                    var groupScore = contributions[sum[0]]
+                    for term in sum.dropFirst() { groupScore += contributions[term] }
+                    score += groupScore * groups[group].weight
+                }
+                docs.append(base + Int32(d))
+                scores.append(score)
+            }
         }
         return (docs, scores)
-    }
-
-    private static func intersect(
-        _ lists: [(idf: Float, postings: (docs: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<Float>))],
-        base: Int32, deleted: DeleteSet, docs: inout [Int32], scores: inout [Float]
-    ) {
-        let first = lists[0]
-        var cursors = [Int](repeating: 0, count: lists.count)
-        let checkDeleted = deleted.count > 0
-        outer: for (k, d) in first.postings.docs.enumerated() {
-            if checkDeleted && deleted.contains(Int(d)) { continue }
-            var score = saturate(first.postings.frequencies[k]) * first.idf
-            for l in 1..<lists.count {
-                let postings = lists[l].postings.docs
-                // Gallop to the first posting ≥ d.
-                var j = cursors[l]
-                var step = 1
-                while j + step < postings.count && postings[j + step] < d { step <<= 1 }
-                var lo = j
-                var hi = min(j + step, postings.count)
-                while lo < hi {
-                    let mid = (lo + hi) >> 1
-                    if postings[mid] < d { lo = mid + 1 } else { hi = mid }
-                }
-                j = lo
-                cursors[l] = j
-                if j == postings.count { break outer }
-                if postings[j] != d { continue outer }
-                score += saturate(lists[l].postings.frequencies[j]) * lists[l].idf
-            }
-            docs.append(base + Int32(d))
-            scores.append(score)
-        }
     }
 
     /// Live documents whose title or a tag analyzes to exactly `terms`, ascending.
