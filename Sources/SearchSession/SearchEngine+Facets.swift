@@ -81,37 +81,36 @@ extension SearchEngine {
             return
         }
         let compiled = constraints.compiled(for: segment)
-        // The filters' attributes in this segment's numbering, to tell which pairs a failed
-        // filter's facet still counts.
-        let filterAttributes = compiled.filters.map { $0.number }
+        if SegmentCounts.pays(for: docs.count, in: segment) {
+            // Many documents: count in the segment's own numbers, folded once at the end.
+            let counts = SegmentCounts(segment)
+            for global in docs {
+                let doc = Int(global - base)
+                guard let standing = compiled.standing(doc, in: segment) else { continue }
+                if standing.countsType { counts.addType(doc) }
+                if standing.countsCategory { counts.addCategory(doc) }
+                for p in segment.attributes(of: doc) {
+                    let value = segment.pairValue[p]
+                    if standing.countsValue(ofAttribute: segment.attribute(ofValue: value)) {
+                        counts.addValue(value)
+                    } else {
+                        counts.notePresent(value)
+                    }
+                }
+            }
+            counts.fold(into: tally, numbers)
+            return
+        }
         for global in docs {
             let doc = Int(global - base)
-            if let e = compiled.expression, !e.matches(doc, in: segment) { continue }
-            let pairs = segment.attributes(of: doc)
-            for p in pairs {
-                tally.seen[Int(numbers.attributes[Int(segment.attribute(ofValue: segment.pairValue[p]))])] = true
-            }
-            let typeOK = compiled.passesType(doc, in: segment)
-            let categoryOK = compiled.passesCategory(doc, in: segment)
-            // The attribute whose filters the document fails, if exactly one does (a facet ignores
-            // its own filters); two or more and it counts nowhere.
-            var failed: UInt32? = nil
-            var failures = 0
-            for (k, filter) in compiled.filters.enumerated() where !filter.matches(doc, in: segment) {
-                let attribute = filterAttributes[k] ?? .max
-                if failed == attribute { continue }
-                failures += 1
-                failed = attribute
-                if failures > 1 { break }
-            }
-            if categoryOK && failures == 0 { tally.addType(doc, of: segment, numbers) }
-            if typeOK && failures == 0 { tally.addCategories(doc, of: segment, numbers) }
-            guard typeOK && categoryOK && failures <= 1 else { continue }
-            for p in pairs {
+            guard let standing = compiled.standing(doc, in: segment) else { continue }
+            if standing.countsType { tally.addType(doc, of: segment, numbers) }
+            if standing.countsCategory { tally.addCategories(doc, of: segment, numbers) }
+            for p in segment.attributes(of: doc) {
                 let value = segment.pairValue[p]
-                if failed == nil || segment.attribute(ofValue: value) == failed! {
-                    tally.addValue(value, of: segment, numbers)
-                }
+                let attribute = segment.attribute(ofValue: value)
+                tally.seen[Int(numbers.attributes[Int(attribute)])] = true
+                if standing.countsValue(ofAttribute: attribute) { tally.addValue(value, of: segment, numbers) }
             }
         }
     }

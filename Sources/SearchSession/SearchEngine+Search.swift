@@ -291,18 +291,29 @@ extension SearchEngine {
             case .everything: return .everything(count: snapshot.count)
             }
         }
-        var compiled = [SegmentConstraints?](repeating: nil, count: snapshot.segments.count)
-        func passes(_ doc: Int32) -> Bool {
-            let (si, local) = snapshot.locate(doc)
-            if compiled[si] == nil { compiled[si] = constraints.compiled(for: snapshot.segments[si]) }
-            return compiled[si]!.passes(local, in: snapshot.segments[si])
+        // Candidates come in document order: check them a segment at a time, with that
+        // segment's compiled constraints at hand.
+        var out = [Candidate]()
+        func keep(_ candidates: some Collection<Candidate>) {
+            var next = candidates.startIndex
+            while next != candidates.endIndex {
+                let (si, _) = snapshot.locate(candidates[next].doc)
+                let segment = snapshot.segments[si]
+                let base = snapshot.bases[si]
+                let end = si + 1 < snapshot.segments.count ? snapshot.bases[si + 1] : Int32.max
+                let compiled = constraints.compiled(for: segment)
+                while next != candidates.endIndex && candidates[next].doc < end {
+                    let candidate = candidates[next]
+                    if compiled.passes(Int(candidate.doc - base), in: segment) { out.append(candidate) }
+                    next = candidates.index(after: next)
+                }
+            }
         }
         switch matches {
-        case .some(let list):
-            return .some(list.filter { passes($0.doc) })
-        case .everything:
-            return .some(snapshot.liveDocs().compactMap { passes($0) ? Candidate(everything: $0) : nil })
+        case .some(let list): keep(list)
+        case .everything: keep(snapshot.liveDocs().lazy.map(Candidate.init(everything:)))
         }
+        return .some(out)
     }
 
     static func facetOrder(_ a: FacetValue, _ b: FacetValue) -> Bool {
@@ -320,7 +331,8 @@ extension SearchEngine {
             var out = [Candidate]()
             out.reserveCapacity(limit)
             for (si, segment) in snapshot.segments.enumerated() {
-                for local in 0..<segment.count where !snapshot.deletes[si].contains(local) {
+                let deleted = snapshot.deletes[si]
+                for local in 0..<segment.count where deleted.count == 0 || !deleted.contains(local) {
                     out.append(Candidate(everything: snapshot.bases[si] + Int32(local)))
                     if out.count == limit { return out }
                 }

@@ -290,35 +290,17 @@ final class FacetTally {
     /// to buckets, categories to their ancestors) once per distinct value at the end; over few,
     /// when that end would cost more than the documents, it maps each pair as it comes.
     func addDocuments(_ docs: some Collection<Int>, of segment: Segment, _ numbers: SegmentNumbers) {
-        let pairsPerDocument = segment.pairValue.count / max(segment.count, 1)
-        guard docs.count * (pairsPerDocument + 2) * 2 >= segment.valueCount + segment.categoryNames.count else {
+        guard SegmentCounts.pays(for: docs.count, in: segment) else {
             for doc in docs { add(doc, of: segment, numbers) }
             return
         }
-        let typeCounts = Scratch<Int32>(segment.typeNames.count, 0)
-        // One more slot for documents without a category.
-        let categoryCounts = Scratch<Int32>(segment.categoryNames.count + 1, 0)
-        let valueCounts = Scratch<Int32>(segment.valueCount, 0)
-        let noCategory = UInt32(segment.categoryNames.count)
+        let local = SegmentCounts(segment)
         for doc in docs {
-            typeCounts[Int(segment.docType[doc])] &+= 1
-            categoryCounts[Int(min(segment.docCategory[doc], noCategory))] &+= 1
-            for p in segment.attributes(of: doc) { valueCounts[Int(segment.pairValue[p])] &+= 1 }
+            local.addType(doc)
+            local.addCategory(doc)
+            for p in segment.attributes(of: doc) { local.addValue(segment.pairValue[p]) }
         }
-        for (local, count) in typeCounts.buffer.enumerated() where count != 0 {
-            types[Int(numbers.types[local])] &+= count
-        }
-        for (local, count) in categoryCounts.buffer.dropLast().enumerated() where count != 0 {
-            var category = UInt32(local)
-            while category != .max {
-                categories[Int(numbers.categories[Int(category)])] &+= count
-                category = segment.categoryParent[Int(category)]
-            }
-        }
-        for (value, count) in valueCounts.buffer.enumerated() where count != 0 {
-            addValue(UInt32(value), of: segment, numbers, count: count)
-            seen[Int(numbers.attributes[Int(segment.attribute(ofValue: UInt32(value)))])] = true
-        }
+        local.fold(into: self, numbers)
     }
 
     /// Counts every facet value of a document.
@@ -333,19 +315,79 @@ final class FacetTally {
     }
 }
 
-/// A zeroed buffer for one counting pass, freed with it.
-private final class Scratch<Element> {
-    let buffer: UnsafeMutableBufferPointer<Element>
+/// One segment's facet counts in its own numbering (value ids, its type and category numbers),
+/// folded into a snapshot's ``FacetTally`` at the end: the per-document loop reads only the
+/// segment's columns and increments, and the mapping to the snapshot's numbers (numbers to
+/// buckets, categories to their ancestors, attributes seen) costs once per distinct value.
+final class SegmentCounts {
+    private let segment: Segment
+    private let types: UnsafeMutableBufferPointer<Int32>
+    /// One more slot for documents without a category.
+    private let categories: UnsafeMutableBufferPointer<Int32>
+    private let values: UnsafeMutableBufferPointer<Int32>
+    /// Value ids present in a document looked at, counted or not (which attributes to show).
+    private let present: UnsafeMutableBufferPointer<Bool>
+    private let noCategory: UInt32
 
-    init(_ count: Int, _ initial: Element) {
-        buffer = .allocate(capacity: max(count, 1))
-        buffer.initialize(repeating: initial)
+    /// Whether counting `documents` of `segment` this way costs less than mapping each pair as
+    /// it comes: the fold reads every value id of the segment once.
+    static func pays(for documents: Int, in segment: Segment) -> Bool {
+        let pairsPerDocument = segment.pairValue.count / max(segment.count, 1)
+        return documents * (pairsPerDocument + 2) * 2 >= segment.valueCount + segment.categoryNames.count
     }
 
-    deinit { buffer.deallocate() }
+    init(_ segment: Segment) {
+        func zeros<T>(_ count: Int, _ zero: T) -> UnsafeMutableBufferPointer<T> {
+            let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(count, 1))
+            buffer.initialize(repeating: zero)
+            return UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
+        }
+        self.segment = segment
+        types = zeros(segment.typeNames.count, 0)
+        categories = zeros(segment.categoryNames.count + 1, 0)
+        values = zeros(segment.valueCount, 0)
+        present = zeros(segment.valueCount, false)
+        noCategory = UInt32(segment.categoryNames.count)
+    }
 
-    subscript(index: Int) -> Element {
-        @inline(__always) get { buffer[index] }
-        @inline(__always) _modify { yield &buffer[index] }
+    deinit {
+        types.baseAddress?.deallocate()
+        categories.baseAddress?.deallocate()
+        values.baseAddress?.deallocate()
+        present.baseAddress?.deallocate()
+    }
+
+    @inline(__always) func addType(_ doc: Int) { types[Int(segment.docType[doc])] &+= 1 }
+
+    @inline(__always) func addCategory(_ doc: Int) {
+        categories[Int(min(segment.docCategory[doc], noCategory))] &+= 1
+    }
+
+    /// Counts value id `value` (and notes it present).
+    @inline(__always) func addValue(_ value: UInt32) {
+        values[Int(value)] &+= 1
+        present[Int(value)] = true
+    }
+
+    /// Notes value id `value` present without counting it.
+    @inline(__always) func notePresent(_ value: UInt32) { present[Int(value)] = true }
+
+    /// Adds the counts to `tally`, in its snapshot's numbers.
+    func fold(into tally: FacetTally, _ numbers: SegmentNumbers) {
+        for (local, count) in types.enumerated() where count != 0 {
+            tally.types[Int(numbers.types[local])] &+= count
+        }
+        for (local, count) in categories.dropLast().enumerated() where count != 0 {
+            var category = UInt32(local)
+            while category != .max {
+                tally.categories[Int(numbers.categories[Int(category)])] &+= count
+                category = segment.categoryParent[Int(category)]
+            }
+        }
+        for (value, isPresent) in present.enumerated() where isPresent {
+            tally.seen[Int(numbers.attributes[Int(segment.attribute(ofValue: UInt32(value)))])] = true
+            let count = values[value]
+            if count != 0 { tally.addValue(UInt32(value), of: segment, numbers, count: count) }
+        }
     }
 }

@@ -17,104 +17,157 @@ struct Constraints {
 
 /// ``Constraints`` compiled for one segment: which of its type and category numbers pass, and
 /// each filter as the segment's attribute and value numbers.
-struct SegmentConstraints {
-    /// Per type number: whether it passes; `nil` when every type does.
-    let allowedTypes: [Bool]?
-    /// Per category number: whether it (or an ancestor) is selected; `nil` when every category does.
-    let allowedCategories: [Bool]?
+///
+/// A class over flat buffers: it is checked once per candidate, tens of thousands of times a
+/// call, and a struct of arrays and sets would be copied (retained and released) at each check.
+final class SegmentConstraints {
+    /// Per type number: whether it passes; empty when every type does.
+    private let allowedTypes: UnsafeMutableBufferPointer<Bool>
+    /// Per category number: whether it (or an ancestor) is selected; empty when every category does.
+    private let allowedCategories: UnsafeMutableBufferPointer<Bool>
+    private let checksTypes: Bool
+    private let checksCategories: Bool
     let filters: [CompiledFilter]
     let expression: CompiledExpression?
 
     init(_ constraints: Constraints, segment: Segment) {
-        allowedTypes =
-            constraints.types.isEmpty
-            ? nil : segment.typeNames.map { constraints.types.contains(segment.name($0)) }
-        if constraints.categories.isEmpty {
-            allowedCategories = nil
-        } else {
-            var allowed = [Bool]()
-            allowed.reserveCapacity(segment.categoryNames.count)
+        checksTypes = !constraints.types.isEmpty
+        allowedTypes = .allocate(capacity: checksTypes ? segment.typeNames.count : 0)
+        if checksTypes {
+            for (number, name) in segment.typeNames.enumerated() {
+                allowedTypes.initializeElement(at: number, to: constraints.types.contains(segment.name(name)))
+            }
+        }
+        checksCategories = !constraints.categories.isEmpty
+        allowedCategories = .allocate(capacity: checksCategories ? segment.categoryNames.count : 0)
+        if checksCategories {
             // Parents are numbered before their children: a category passes when it is selected or
             // its parent passes.
             for (number, name) in segment.categoryNames.enumerated() {
                 let parent = segment.categoryParent[number]
-                allowed.append(
-                    constraints.categories.contains(segment.name(name)) || (parent != .max && allowed[Int(parent)]))
+                allowedCategories.initializeElement(
+                    at: number,
+                    to: constraints.categories.contains(segment.name(name))
+                        || (parent != .max && allowedCategories[Int(parent)]))
             }
-            allowedCategories = allowed
         }
         filters = constraints.filters.map { CompiledFilter($0, segment: segment) }
         expression = constraints.expression.map { CompiledExpression($0, segment: segment) }
     }
 
+    deinit {
+        allowedTypes.deallocate()
+        allowedCategories.deallocate()
+        for filter in filters { filter.release() }
+    }
+
     @inline(__always) func passesType(_ doc: Int, in segment: Segment) -> Bool {
-        allowedTypes?[Int(segment.docType[doc])] ?? true
+        !checksTypes || allowedTypes[Int(segment.docType[doc])]
     }
 
     @inline(__always) func passesCategory(_ doc: Int, in segment: Segment) -> Bool {
-        guard let allowedCategories else { return true }
+        guard checksCategories else { return true }
         let category = segment.docCategory[doc]
         return category != .max && allowedCategories[Int(category)]
     }
 
     /// Whether a document passes every constraint.
     func passes(_ doc: Int, in segment: Segment) -> Bool {
-        passesType(doc, in: segment) && passesCategory(doc, in: segment)
-            && (expression?.matches(doc, in: segment) ?? true)
-            && filters.allSatisfy { $0.matches(doc, in: segment) }
+        guard passesType(doc, in: segment) && passesCategory(doc, in: segment) else { return false }
+        if let expression, !expression.matches(doc, in: segment) { return false }
+        for filter in filters where !filter.matches(doc, in: segment) { return false }
+        return true
+    }
+
+    /// How a document stands against the constraints for disjunctive counting (a facet counts
+    /// the documents that pass every constraint but its own); `nil` when it fails the filter
+    /// expression, which every facet applies.
+    func standing(_ doc: Int, in segment: Segment) -> Standing? {
+        if let expression, !expression.matches(doc, in: segment) { return nil }
+        var failed: UInt32? = nil
+        var failures = 0
+        for filter in filters where !filter.matches(doc, in: segment) {
+            if failed == filter.number { continue }
+            failures += 1
+            failed = filter.number
+            if failures > 1 { break }
+        }
+        return Standing(
+            typeOK: passesType(doc, in: segment), categoryOK: passesCategory(doc, in: segment), failed: failed,
+            failures: failures)
     }
 }
 
-/// One attribute filter in a segment's numbering.
-struct CompiledFilter {
-    let attribute: String
-    /// The segment's number of the attribute; `nil` when no document has it (nothing passes).
-    let number: UInt32?
-    let condition: Condition
+/// How a document stands against a refinement's constraints, for disjunctive counting.
+struct Standing {
+    let typeOK: Bool
+    let categoryOK: Bool
+    /// The attribute whose filters the document fails, if exactly one does.
+    let failed: UInt32?
+    /// How many attributes' filters it fails (counted up to 2: two or more count nowhere).
+    let failures: Int
 
-    enum Condition {
-        /// The value ids that pass: the attribute's string values named, and its numbers whose
-        /// text parses to a number named.
-        case anyOf(Set<UInt32>)
-        /// The value ids that pass: one run of the attribute's numbers (empty when none does).
-        case range(Range<UInt32>)
+    var countsType: Bool { categoryOK && failures == 0 }
+    var countsCategory: Bool { typeOK && failures == 0 }
+    func countsValue(ofAttribute attribute: UInt32) -> Bool {
+        typeOK && categoryOK && (failures == 0 || (failures == 1 && failed == attribute))
     }
+}
 
+/// One attribute filter in a segment's numbering: plain values, so checking it copies nothing
+/// that is counted (the ids of an any-of filter live as long as the constraints that own them).
+struct CompiledFilter {
+    /// The segment's number of the attribute; `.max` when no document has it (nothing passes).
+    let number: UInt32
+    /// A range filter passes one run of the attribute's numbers (empty when none does).
+    private let range: Range<UInt32>?
+    /// An any-of filter passes these value ids, ascending: the attribute's string values named,
+    /// and its numbers whose text parses to a number named.
+    private let values: UnsafeMutableBufferPointer<UInt32>
+
+    /// The filter compiled; whoever keeps it calls ``release()`` once it is done with it.
     init(_ filter: AttributeFilter, segment: Segment) {
-        attribute = filter.attribute
-        number = segment.attributeNumber(named: filter.attribute)
-        guard let number else {
-            condition = .anyOf([])
-            return
-        }
-        switch filter.condition {
-        case .anyOf(let texts):
-            var values = Set<UInt32>()
+        let number = segment.attributeNumber(named: filter.attribute)
+        self.number = number ?? .max
+        var ids = [UInt32]()
+        switch (filter.condition, number) {
+        case (_, nil):
+            range = nil
+        case (.anyOf(let texts), let number?):
+            range = nil
             let wanted = Set(texts)
             for (value, text) in segment.valueStrings.enumerated()
             where segment.valueAttribute[value] == number && wanted.contains(segment.name(text)) {
-                values.insert(UInt32(value))
+                ids.append(UInt32(value))
             }
             for n in texts.compactMap({ Double($0) }) {
-                if let id = segment.numberID(n, of: number) { values.insert(id) }
+                if let id = segment.numberID(n, of: number), !ids.contains(id) { ids.append(id) }
             }
-            condition = .anyOf(values)
-        case .range(let low, let high):
-            let ids = segment.numberIDs(of: number)
-            let first = segment.firstNumberID(atLeast: low ?? -.infinity, in: ids)
-            let end = segment.firstNumberID(above: high ?? .infinity, in: ids)
-            condition = .range(first..<max(first, end))
+            ids.sort()
+        case (.range(let low, let high), let number?):
+            let all = segment.numberIDs(of: number)
+            let first = segment.firstNumberID(atLeast: low ?? -.infinity, in: all)
+            let end = segment.firstNumberID(above: high ?? .infinity, in: all)
+            range = first..<max(first, end)
         }
+        values = .allocate(capacity: ids.count)
+        _ = values.initialize(from: ids)
     }
 
+    func release() { values.deallocate() }
+
     /// Whether a document satisfies the filter; a missing attribute never does.
-    func matches(_ doc: Int, in segment: Segment) -> Bool {
-        guard let number, let p = segment.attribute(number, of: doc) else { return false }
+    @inline(__always) func matches(_ doc: Int, in segment: Segment) -> Bool {
+        guard number != .max, let p = segment.attribute(number, of: doc) else { return false }
         let value = segment.pairValue[p]
-        switch condition {
-        case .anyOf(let values): return values.contains(value)
-        case .range(let ids): return ids.contains(value)
+        if let range { return range.contains(value) }
+        var low = 0
+        var high = values.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if values[mid] < value { low = mid + 1 } else { high = mid }
         }
+        return low < values.count && values[low] == value
     }
 }
 

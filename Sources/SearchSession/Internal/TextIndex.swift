@@ -133,9 +133,11 @@ enum TextIndex {
     static func exactMatches(_ terms: [String], in snapshot: CatalogSnapshot) -> [Int32] {
         var out = [Int32]()
         for (si, segment) in snapshot.segments.enumerated() {
-            for d in segment.phraseDocs(terms) where !snapshot.deletes[si].contains(Int(d)) {
-                out.append(snapshot.bases[si] + Int32(d))
-            }
+            let docs = segment.phraseDocs(terms)
+            let deleted = snapshot.deletes[si]
+            let base = snapshot.bases[si]
+            out.reserveCapacity(out.count + docs.count)
+            for d in docs where deleted.count == 0 || !deleted.contains(Int(d)) { out.append(base + Int32(d)) }
         }
         return out
     }

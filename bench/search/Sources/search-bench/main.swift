@@ -149,6 +149,23 @@ if arguments.count > 3 && arguments[3] == "slowest" {
     }
     exit(0)
 }
+if arguments.count > 3 && arguments[3] == "filter-loop" {
+    // For profilers: the category + year filter row, many times.
+    for round in 0..<(arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10) {
+        for (i, d) in descriptors.enumerated() {
+            let session = SessionRecord(
+                id: "f\(i)", labels: d.labels, prints: [], source: .camera, locale: "", pageSize: 20,
+                createdAtUnixMs: 0, expiresAtUnixMs: .max)
+            _ = try engine.search(
+                session: session,
+                request: SearchRequest(
+                    sessionID: session.id, categories: [queries[i].category],
+                    filters: [.range("year", min: 1980, max: 2000)]))
+        }
+        print("round \(round)")
+    }
+    exit(0)
+}
 if arguments.count > 3 && arguments[3] == "search-loop" {
     // For profilers: only the session search, many times (10 rounds, or the number given after it).
     for round in 0..<(arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10) {
