@@ -94,7 +94,6 @@ enum ServeCommand {
             return ExitCode.usage
         }
         raiseDescriptorLimit()
-        disableTransparentHugePages()
 
         guard let reloadSeconds = Double(settings.value("reload-interval") ?? "2"), reloadSeconds >= 0 else {
             writeError("error: --reload-interval must be a number of seconds, 0 or more")
@@ -194,20 +193,6 @@ enum ServeCommand {
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
         limit.rlim_cur = limit.rlim_max
         _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    }
-
-    /// Opts the server out of transparent huge pages. Where the kernel backs all anonymous
-    /// memory with them, the first small allocation in each of the allocator's per-thread heaps
-    /// makes 2 MiB resident: a single call grew the resident set by 15 MiB that no free returns.
-    /// The server's heap is many small allocations; its large read-mostly data is mapped files.
-    private static func disableTransparentHugePages() {
-        #if os(Linux)
-            // prctl is variadic, which Swift cannot call; its integer arguments pass the same
-            // way through a fixed signature. PR_SET_THP_DISABLE is 41 (linux/prctl.h).
-            typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-            guard let symbol = dlsym(nil, "prctl") else { return }
-            _ = unsafeBitCast(symbol, to: Prctl.self)(41, 1, 0, 0, 0)
-        #endif
     }
 
     private static func defaultSocketPath() -> String {
