@@ -167,6 +167,26 @@ public final class CatalogSnapshot: Sendable {
         return segments[s].entity(local)
     }
 
+    /// Splits `items`, in ascending document order, into the runs that fall in one segment each,
+    /// so a caller prepares per-segment state (compiled constraints, number maps) once per run.
+    ///
+    /// - Parameters:
+    ///   - doc: The document of an item.
+    ///   - body: Called per run with the segment's index.
+    func forEachSegmentRun<Items: Collection>(
+        of items: Items, doc: (Items.Element) -> Int32, _ body: (_ segment: Int, _ run: Items.SubSequence) -> Void
+    ) {
+        var start = items.startIndex
+        while start != items.endIndex {
+            let (si, _) = locate(doc(items[start]))
+            let end = si + 1 < segments.count ? bases[si + 1] : Int32.max
+            var stop = start
+            while stop != items.endIndex && doc(items[stop]) < end { stop = items.index(after: stop) }
+            body(si, items[start..<stop])
+            start = stop
+        }
+    }
+
     /// The live documents, ascending.
     func liveDocs() -> [Int32] {
         var out = [Int32]()

@@ -33,17 +33,10 @@ extension SearchEngine {
         let docs = candidates.map { $0.map(\.doc) } ?? snapshot.liveDocs()
         // Documents come in ascending order: count them a segment at a time, with that segment's
         // compiled constraints and number maps at hand.
-        var start = 0
-        while start < docs.count {
-            let (si, _) = snapshot.locate(docs[start])
-            let end = si + 1 < snapshot.segments.count ? Int32(snapshot.bases[si + 1]) : Int32.max
-            var stop = start
-            while stop < docs.count && docs[stop] < end { stop += 1 }
+        snapshot.forEachSegmentRun(of: docs, doc: { $0 }) { si, run in
             count(
-                docs[start..<stop], base: snapshot.bases[si], segment: snapshot.segments[si],
-                numbers: numbering.segmentNumbers[si],
+                run, base: snapshot.bases[si], segment: snapshot.segments[si], numbers: numbering.segmentNumbers[si],
                 constraints: constraints, tally: tally)
-            start = stop
         }
         return facets(tally.counts, seen: tally.seen, numbering: numbering, constraints: constraints, request: request)
     }

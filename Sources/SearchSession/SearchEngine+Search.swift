@@ -295,17 +295,12 @@ extension SearchEngine {
         // segment's compiled constraints at hand.
         var out = [Candidate]()
         func keep(_ candidates: some Collection<Candidate>) {
-            var next = candidates.startIndex
-            while next != candidates.endIndex {
-                let (si, _) = snapshot.locate(candidates[next].doc)
+            snapshot.forEachSegmentRun(of: candidates, doc: \.doc) { si, run in
                 let segment = snapshot.segments[si]
                 let base = snapshot.bases[si]
-                let end = si + 1 < snapshot.segments.count ? snapshot.bases[si + 1] : Int32.max
                 let compiled = constraints.compiled(for: segment)
-                while next != candidates.endIndex && candidates[next].doc < end {
-                    let candidate = candidates[next]
-                    if compiled.passes(Int(candidate.doc - base), in: segment) { out.append(candidate) }
-                    next = candidates.index(after: next)
+                for candidate in run where compiled.passes(Int(candidate.doc - base), in: segment) {
+                    out.append(candidate)
                 }
             }
         }

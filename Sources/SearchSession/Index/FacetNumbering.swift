@@ -202,11 +202,6 @@ final class FacetTally {
     var textNumbers: [Int32: [String: Int32]] = [:]
 
     init(_ numbering: FacetNumbering) {
-        func zeros<T>(_ count: Int, _ zero: T) -> UnsafeMutableBufferPointer<T> {
-            let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(count, 1))
-            buffer.initialize(repeating: zero)
-            return UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
-        }
         types = zeros(numbering.typeNames.count, 0)
         categories = zeros(numbering.categoryNames.count, 0)
         values = zeros(numbering.valueLabels.count, 0)
@@ -337,11 +332,6 @@ final class SegmentCounts {
     }
 
     init(_ segment: Segment) {
-        func zeros<T>(_ count: Int, _ zero: T) -> UnsafeMutableBufferPointer<T> {
-            let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(count, 1))
-            buffer.initialize(repeating: zero)
-            return UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
-        }
         self.segment = segment
         types = zeros(segment.typeNames.count, 0)
         categories = zeros(segment.categoryNames.count + 1, 0)
@@ -390,4 +380,12 @@ final class SegmentCounts {
             if count != 0 { tally.addValue(UInt32(value), of: segment, numbers, count: count) }
         }
     }
+}
+
+/// `count` copies of `value` in a buffer of their own (at least one element is allocated, so the
+/// base address is never nil); the owner deallocates it through its base address.
+private func zeros<T>(_ count: Int, _ value: T) -> UnsafeMutableBufferPointer<T> {
+    let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(count, 1))
+    buffer.initialize(repeating: value)
+    return UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
 }

@@ -260,17 +260,9 @@ final class Segment: @unchecked Sendable {
 
     /// The value ids of the numbers of attribute `attribute`, ascending by number.
     func numberIDs(of attribute: UInt32) -> Range<UInt32> {
-        func firstPosition(where isAtOrPast: (UInt32) -> Bool) -> Int {
-            var low = 0
-            var high = numberAttribute.count
-            while low < high {
-                let mid = (low + high) / 2
-                if isAtOrPast(numberAttribute[mid]) { high = mid } else { low = mid + 1 }
-            }
-            return low
-        }
-        let start = firstPosition { $0 >= attribute }
-        let end = firstPosition { $0 > attribute }
+        let all = 0..<numberAttribute.count
+        let start = firstPosition(in: all) { numberAttribute[$0] >= attribute }
+        let end = firstPosition(in: all) { numberAttribute[$0] > attribute }
         return UInt32(valueStrings.count + start)..<UInt32(valueStrings.count + end)
     }
 
@@ -283,22 +275,22 @@ final class Segment: @unchecked Sendable {
 
     /// The first id in `ids` (one attribute's numbers) whose number is at least `n`, or the end.
     func firstNumberID(atLeast n: Double, in ids: Range<UInt32>) -> UInt32 {
-        var low = ids.lowerBound
-        var high = ids.upperBound
-        while low < high {
-            let mid = low + (high - low) / 2
-            if number(mid) >= n { high = mid } else { low = mid + 1 }
-        }
-        return low
+        UInt32(firstPosition(in: Int(ids.lowerBound)..<Int(ids.upperBound)) { number(UInt32($0)) >= n })
     }
 
     /// The first id in `ids` (one attribute's numbers) whose number is above `n`, or the end.
     func firstNumberID(above n: Double, in ids: Range<UInt32>) -> UInt32 {
-        var low = ids.lowerBound
-        var high = ids.upperBound
+        UInt32(firstPosition(in: Int(ids.lowerBound)..<Int(ids.upperBound)) { number(UInt32($0)) > n })
+    }
+
+    /// The first position in `range` where `isPast` holds, or its end; `isPast` must be false
+    /// then true along the range (a binary search).
+    private func firstPosition(in range: Range<Int>, where isPast: (Int) -> Bool) -> Int {
+        var low = range.lowerBound
+        var high = range.upperBound
         while low < high {
             let mid = low + (high - low) / 2
-            if number(mid) > n { high = mid } else { low = mid + 1 }
+            if isPast(mid) { high = mid } else { low = mid + 1 }
         }
         return low
     }
