@@ -38,22 +38,18 @@ import Testing
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let r = Self.record()
         let blob = Array(try JSONEncoder().encode(r))
-        let store = try SQLiteSessionStore(path: path)
-        // Warm the code path in this process so the child runs nothing for the first time.
-        try store.save(encoded: blob, id: SessionRecord.newID(), expiresAtUnixMs: 0)
-        let child = fork()
-        if child == 0 {
-            // The child commits through its own connection, then dies without closing anything.
+        let id = r.id
+        let expires = r.expiresAtUnixMs
+        // A process of its own commits through its own connection, then dies without closing
+        // anything. It is spawned, not forked: a fork of this many-threaded process could
+        // inherit a lock another test's SQLite call holds, and hang.
+        await #expect(processExitsWith: .signal(SIGKILL)) {
+            [path = path as String, blob = blob as [UInt8], id = id as String, expires = expires as Int64] in
             if let own = try? SQLiteSessionStore(path: path) {
-                try? own.save(encoded: blob, id: r.id, expiresAtUnixMs: r.expiresAtUnixMs)
+                try? own.save(encoded: blob, id: id, expiresAtUnixMs: expires)
             }
             kill(getpid(), SIGKILL)
-            _exit(1)
         }
-        #expect(child > 0)
-        var status: Int32 = 0
-        waitpid(child, &status, 0)
-        #expect(status & 0x7f == SIGKILL, "the child was killed by SIGKILL")
         let reopened = try SQLiteSessionStore(path: path)
         #expect(try await reopened.load(id: r.id, nowUnixMs: 5_000) == r)
     }
