@@ -76,7 +76,7 @@ extension SearchEngine {
         let compiled = constraints.compiled(for: segment)
         if SegmentCounts.pays(for: docs.count, in: segment) {
             // Many documents: count in the segment's own numbers, folded once at the end.
-            let counts = SegmentCounts(segment)
+            let counts = SegmentCounts(segment, notesPresence: true)
             for global in docs {
                 let doc = Int(global - base)
                 guard let standing = compiled.standing(doc, in: segment) else { continue }

@@ -30,6 +30,13 @@ enum RandomCatalog {
             if Bool.random(using: &rng) {
                 attributes["price"] = .number(Double(Int.random(in: 100...9000, using: &rng)) / 100)
             }
+            if Int.random(in: 0..<3, using: &rng) == 0 {
+                // Numbers and strings in one attribute: its numbers count by their text, not in buckets.
+                attributes["size"] =
+                    Bool.random(using: &rng)
+                    ? .number(Double(Int.random(in: 1...40, using: &rng)))
+                    : .string(["S", "M", "L"].randomElement(using: &rng)!)
+            }
             let word = ["red", "blue", "green", "song", "live"].randomElement(using: &rng)!
             return Entity(
                 type: types.randomElement(using: &rng)!, id: "\(idPrefix)\(i)", title: "\(word) item \(i)",
@@ -57,6 +64,7 @@ enum RandomCatalog {
             r.filters.append(.range("year", min: lo, max: lo + Double(Int.random(in: 0...30, using: &rng))))
         }
         if Int.random(in: 0..<3, using: &rng) == 0 { r.filterExpression = .not(.filter(.range("price", max: 20))) }
+        if Int.random(in: 0..<4, using: &rng) == 0 { r.filters.append(.anyOf("size", ["M", "L"])) }
         return r
     }
 
@@ -93,7 +101,7 @@ enum RandomCatalog {
                     expected =
                         entities.filter {
                             typeOK($0) && catOK($0) && whereOK($0) && filtersOK($0, facet.name)
-                                && $0.attributes[facet.name] == .string(v.value)
+                                && $0.attributes[facet.name]?.description == v.value  // numbers by their text
                         }.count
                 case .number:
                     let bounds = v.value.split(separator: ".").compactMap { Double($0) }

@@ -278,12 +278,57 @@ final class FacetTally {
         }
     }
 
+    /// Adds `counts[id]` for each id of `ids`, one attribute's number ids of `segment` (ascending
+    /// by number), to snapshot attribute `attribute`; returns whether any count was not zero.
+    ///
+    /// A bucket's numbers are a run of those ids (the bucket of a number never decreases as the
+    /// number grows), so each bucket costs a binary search for its end and a sum.
+    func addNumberCounts(
+        _ counts: UnsafeMutableBufferPointer<Int32>, ids: Range<UInt32>, of segment: Segment, attribute: Int32
+    ) -> Bool {
+        let attribute = Int(attribute)
+        var counted = false
+        let layoutCount = self.layoutCount[attribute]
+        guard layoutCount > 0 else {
+            for id in ids where counts[Int(id)] != 0 {
+                counted = true
+                addNumber(segment.number(id), attribute: attribute, count: counts[Int(id)])
+            }
+            return counted
+        }
+        let start = layoutStart[attribute]
+        let width = layoutWidth[attribute]
+        @inline(__always) func bucket(_ id: Int) -> Int {
+            // NumberBuckets.index(of:), the same arithmetic as addNumber.
+            min(layoutCount - 1, max(0, Int(((segment.number(UInt32(id)) - start) / width).rounded(.down))))
+        }
+        var low = Int(ids.lowerBound)
+        let end = Int(ids.upperBound)
+        while low < end {
+            let current = bucket(low)
+            var high = end
+            var first = low + 1
+            while first < high {
+                let mid = first + (high - first) / 2
+                if bucket(mid) > current { high = mid } else { first = mid + 1 }
+            }
+            var sum: Int32 = 0
+            for id in low..<high { sum &+= counts[id] }
+            if sum != 0 {
+                buckets[bucketStart[attribute] + current] &+= sum
+                counted = true
+            }
+            low = high
+        }
+        return counted
+    }
+
     /// Counts every facet value of `docs`, local numbers of one segment.
     ///
     /// Over many documents the loop counts per value id in the segment's own numbering, reading
-    /// nothing but the segment's columns, and maps the counts to the snapshot's numbers (numbers
-    /// to buckets, categories to their ancestors) once per distinct value at the end; over few,
-    /// when that end would cost more than the documents, it maps each pair as it comes.
+    /// nothing but the segment's columns, and maps the counts to the snapshot's numbers at the
+    /// end (see ``SegmentCounts``); over few, when that end would cost more than the documents,
+    /// it maps each pair as it comes.
     func addDocuments(_ docs: some Collection<Int>, of segment: Segment, _ numbers: SegmentNumbers) {
         guard SegmentCounts.pays(for: docs.count, in: segment) else {
             for doc in docs { add(doc, of: segment, numbers) }
@@ -312,31 +357,39 @@ final class FacetTally {
 
 /// One segment's facet counts in its own numbering (value ids, its type and category numbers),
 /// folded into a snapshot's ``FacetTally`` at the end: the per-document loop reads only the
-/// segment's columns and increments, and the mapping to the snapshot's numbers (numbers to
-/// buckets, categories to their ancestors, attributes seen) costs once per distinct value.
+/// segment's columns and increments, and the mapping to the snapshot's numbers (categories to
+/// their ancestors, attributes seen) costs once per distinct string value, and a number's bucket
+/// once per bucket (a sum over a run of ids).
 final class SegmentCounts {
     private let segment: Segment
     private let types: UnsafeMutableBufferPointer<Int32>
     /// One more slot for documents without a category.
     private let categories: UnsafeMutableBufferPointer<Int32>
     private let values: UnsafeMutableBufferPointer<Int32>
-    /// Value ids present in a document looked at, counted or not (which attributes to show).
+    /// Value ids present in a document looked at but not counted (which attributes to show);
+    /// empty unless the counts were made to note them.
     private let present: UnsafeMutableBufferPointer<Bool>
+    /// Whether ``notePresent(_:)`` was called: otherwise `present` is all false.
+    private var anyNoted = false
     private let noCategory: UInt32
 
     /// Whether counting `documents` of `segment` this way costs less than mapping each pair as
-    /// it comes: the fold reads every value id of the segment once.
+    /// it comes. The fold reads every value id of the segment once, but numbers only as sums
+    /// over runs: mapping one pair (a random read, and a bucket's arithmetic for a number) costs
+    /// about what eight ids of the fold cost (measured on the shop and sparse catalogs).
     static func pays(for documents: Int, in segment: Segment) -> Bool {
         let pairsPerDocument = segment.pairValue.count / max(segment.count, 1)
-        return documents * (pairsPerDocument + 2) * 2 >= segment.valueCount + segment.categoryNames.count
+        return documents * (pairsPerDocument + 2) * 8 >= segment.valueCount + segment.categoryNames.count
     }
 
-    init(_ segment: Segment) {
+    /// Counts for `segment`; `notesPresence` when some values will be noted but not counted
+    /// (``notePresent(_:)``).
+    init(_ segment: Segment, notesPresence: Bool = false) {
         self.segment = segment
         types = zeros(segment.typeNames.count, 0)
         categories = zeros(segment.categoryNames.count + 1, 0)
         values = zeros(segment.valueCount, 0)
-        present = zeros(segment.valueCount, false)
+        present = zeros(notesPresence ? segment.valueCount : 0, false)
         noCategory = UInt32(segment.categoryNames.count)
     }
 
@@ -353,14 +406,15 @@ final class SegmentCounts {
         categories[Int(min(segment.docCategory[doc], noCategory))] &+= 1
     }
 
-    /// Counts value id `value` (and notes it present).
-    @inline(__always) func addValue(_ value: UInt32) {
-        values[Int(value)] &+= 1
-        present[Int(value)] = true
-    }
+    /// Counts value id `value`; a counted value is present without being noted.
+    @inline(__always) func addValue(_ value: UInt32) { values[Int(value)] &+= 1 }
 
-    /// Notes value id `value` present without counting it.
-    @inline(__always) func notePresent(_ value: UInt32) { present[Int(value)] = true }
+    /// Notes value id `value` present without counting it (its attribute shows, with counts
+    /// that its own filter leaves out).
+    @inline(__always) func notePresent(_ value: UInt32) {
+        present[Int(value)] = true
+        anyNoted = true
+    }
 
     /// Adds the counts to `tally`, in its snapshot's numbers.
     func fold(into tally: FacetTally, _ numbers: SegmentNumbers) {
@@ -374,10 +428,23 @@ final class SegmentCounts {
                 category = segment.categoryParent[Int(category)]
             }
         }
-        for (value, isPresent) in present.enumerated() where isPresent {
-            tally.seen[Int(numbers.attributes[Int(segment.attribute(ofValue: UInt32(value)))])] = true
+        for value in 0..<segment.valueStrings.count where values[value] != 0 || (anyNoted && present[value]) {
+            tally.seen[Int(numbers.attributes[Int(segment.valueAttribute[value])])] = true
             let count = values[value]
             if count != 0 { tally.addValue(UInt32(value), of: segment, numbers, count: count) }
+        }
+        // Numbers: each attribute's ids are one ascending run, so a bucket's numbers are a run
+        // of ids too, and folding costs a sum per bucket rather than a mapping per number.
+        var next = segment.valueStrings.count
+        while next < segment.valueCount {
+            let attribute = segment.attribute(ofValue: UInt32(next))
+            let ids = segment.numberIDs(of: attribute)
+            let counted = tally.addNumberCounts(
+                values, ids: ids, of: segment, attribute: numbers.attributes[Int(attribute)])
+            if counted || (anyNoted && present[Int(ids.lowerBound)..<Int(ids.upperBound)].contains(true)) {
+                tally.seen[Int(numbers.attributes[Int(attribute)])] = true
+            }
+            next = Int(ids.upperBound)
         }
     }
 }

@@ -78,29 +78,63 @@ enum TextIndex {
         if idfs.contains(0) { return ([], []) }
         var docs = [Int32]()
         var scores = [Float]()
-        var postings = [(docs: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<Float>)]()
-        var cursors = [Int](repeating: 0, count: terms.count)
-        var contributions = [Float](repeating: 0, count: terms.count)
+        // The per-document loop reads only these raw buffers, so it retains and releases nothing.
+        let termCount = terms.count
+        let listDocs = scratch(termCount, UnsafeBufferPointer<UInt32>(start: nil, count: 0))
+        let listFrequencies = scratch(termCount, UnsafeBufferPointer<Float>(start: nil, count: 0))
+        let termIDF = scratch(termCount, Float(0))
+        let cursors = scratch(termCount, 0)
+        let contributions = scratch(termCount, Float(0))
+        /// The intersection's order: shortest list first.
+        let order = scratch(termCount, 0)
+        /// Each group's terms in summation order (shortest list first), group after group.
+        let sumTerms = scratch(groupTerms.reduce(0) { $0 + $1.count }, 0)
+        let sumEnds = scratch(groups.count, 0)
+        let weights = scratch(groups.count, Float(0))
+        defer {
+            for buffer in [cursors, order, sumTerms, sumEnds] { buffer.baseAddress?.deallocate() }
+            for buffer in [termIDF, contributions, weights] { buffer.baseAddress?.deallocate() }
+            listDocs.baseAddress?.deallocate()
+            listFrequencies.baseAddress?.deallocate()
+        }
+        for (position, idf) in idfs.enumerated() { termIDF[position] = idf }
+        for (group, weight) in groups.map(\.weight).enumerated() { weights[group] = weight }
         for (si, segment) in snapshot.segments.enumerated() {
-            postings.removeAll(keepingCapacity: true)
+            var found = 0
             for term in terms {
                 guard let number = segment.term(term) else { break }
-                postings.append(segment.postings(number))
+                let list = segment.postings(number)
+                listDocs[found] = list.docs
+                listFrequencies[found] = list.frequencies
+                found += 1
             }
-            guard postings.count == terms.count else { continue }
-            // The intersection's order, and each group's summation order: shortest list first.
-            let order = terms.indices.sorted { postings[$0].docs.count < postings[$1].docs.count }
-            let sums = groupTerms.map { group in group.sorted { postings[$0].docs.count < postings[$1].docs.count } }
+            guard found == termCount else { continue }
+            for (rank, term) in terms.indices.sorted(by: { listDocs[$0].count < listDocs[$1].count }).enumerated() {
+                order[rank] = term
+            }
+            var end = 0
+            for (group, positions) in groupTerms.enumerated() {
+                for term in positions.sorted(by: { listDocs[$0].count < listDocs[$1].count }) {
+                    sumTerms[end] = term
+                    end += 1
+                }
+                sumEnds[group] = end
+            }
             let base = snapshot.bases[si]
             let deleted = snapshot.deletes[si]
             let checkDeleted = deleted.count > 0
-            for position in cursors.indices { cursors[position] = 0 }
+            for position in 0..<termCount { cursors[position] = 0 }
             let driver = order[0]
-            outer: for (k, d) in postings[driver].docs.enumerated() {
+            let driverDocs = listDocs[driver]
+            let driverFrequencies = listFrequencies[driver]
+            let driverIDF = termIDF[driver]
+            outer: for k in 0..<driverDocs.count {
+                let d = driverDocs[k]
                 if checkDeleted && deleted.contains(Int(d)) { continue }
-                contributions[driver] = saturate(postings[driver].frequencies[k]) * idfs[driver]
-                for term in order.dropFirst() {
-                    let list = postings[term].docs
+                contributions[driver] = saturate(driverFrequencies[k]) * driverIDF
+                for rank in 1..<termCount {
+                    let term = order[rank]
+                    let list = listDocs[term]
                     // Gallop to the first posting ≥ d.
                     let j = cursors[term]
                     var step = 1
@@ -114,13 +148,16 @@ enum TextIndex {
                     cursors[term] = low
                     if low == list.count { break outer }
                     if list[low] != d { continue outer }
-                    contributions[term] = saturate(postings[term].frequencies[low]) * idfs[term]
+                    contributions[term] = saturate(listFrequencies[term][low]) * termIDF[term]
                 }
                 var score: Float = 0
-                for (group, sum) in sums.enumerated() {
-                    var groupScore = contributions[sum[0]]
-                    for term in sum.dropFirst() { groupScore += contributions[term] }
-                    score += groupScore * groups[group].weight
+                var start = 0
+                for group in 0..<sumEnds.count {
+                    let end = sumEnds[group]
+                    var groupScore = contributions[sumTerms[start]]
+                    for next in (start + 1)..<end { groupScore += contributions[sumTerms[next]] }
+                    score += groupScore * weights[group]
+                    start = end
                 }
                 docs.append(base + Int32(d))
                 scores.append(score)
@@ -141,4 +178,12 @@ enum TextIndex {
         }
         return out
     }
+}
+
+/// `count` copies of `value` in a buffer of its own, for a loop that must not touch reference
+/// counts; the caller deallocates it through its base address.
+private func scratch<T>(_ count: Int, _ value: T) -> UnsafeMutableBufferPointer<T> {
+    let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(count, 1))
+    buffer.initialize(repeating: value)
+    return UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
 }
