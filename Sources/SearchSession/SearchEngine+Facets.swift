@@ -82,13 +82,21 @@ extension SearchEngine {
                 guard let standing = compiled.standing(doc, in: segment) else { continue }
                 if standing.countsType { counts.addType(doc) }
                 if standing.countsCategory { counts.addCategory(doc) }
-                for p in segment.attributes(of: doc) {
-                    let value = segment.pairValue[p]
-                    if standing.countsValue(ofAttribute: segment.attribute(ofValue: value)) {
-                        counts.addValue(value)
-                    } else {
-                        counts.notePresent(value)
+                let pairs = segment.attributes(of: doc)
+                if standing.countsEveryValue {
+                    for p in pairs { counts.addValue(segment.pairValue[p]) }
+                } else if standing.countsSomeValues {
+                    // Only the failed attribute's value counts: the one case that looks attributes up.
+                    for p in pairs {
+                        let value = segment.pairValue[p]
+                        if standing.countsValue(ofAttribute: segment.attribute(ofValue: value)) {
+                            counts.addValue(value)
+                        } else {
+                            counts.notePresent(value)
+                        }
                     }
+                } else {
+                    for p in pairs { counts.notePresent(segment.pairValue[p]) }
                 }
             }
             counts.fold(into: tally, numbers)

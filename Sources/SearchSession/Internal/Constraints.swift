@@ -59,6 +59,7 @@ final class SegmentConstraints {
         allowedTypes.deallocate()
         allowedCategories.deallocate()
         for filter in filters { filter.release() }
+        expression?.release()
     }
 
     @inline(__always) func passesType(_ doc: Int, in segment: Segment) -> Bool {
@@ -109,6 +110,10 @@ struct Standing {
 
     var countsType: Bool { categoryOK && failures == 0 }
     var countsCategory: Bool { typeOK && failures == 0 }
+    /// Whether every attribute value of the document counts (it passes every constraint).
+    var countsEveryValue: Bool { typeOK && categoryOK && failures == 0 }
+    /// Whether the values of exactly one attribute count: the one whose filters it fails.
+    var countsSomeValues: Bool { typeOK && categoryOK && failures == 1 }
     func countsValue(ofAttribute attribute: UInt32) -> Bool {
         typeOK && categoryOK && (failures == 0 || (failures == 1 && failed == attribute))
     }
@@ -157,17 +162,28 @@ struct CompiledFilter {
     func release() { values.deallocate() }
 
     /// Whether a document satisfies the filter; a missing attribute never does.
+    ///
+    /// A value id names its attribute, so the document matches when one of its pairs has an id
+    /// the filter passes: no pair's attribute is looked up (a random read per pair).
     @inline(__always) func matches(_ doc: Int, in segment: Segment) -> Bool {
-        guard number != .max, let p = segment.attribute(number, of: doc) else { return false }
-        let value = segment.pairValue[p]
-        if let range { return range.contains(value) }
-        var low = 0
-        var high = values.count
-        while low < high {
-            let mid = (low + high) >> 1
-            if values[mid] < value { low = mid + 1 } else { high = mid }
+        guard number != .max else { return false }
+        if let range {
+            for p in segment.attributes(of: doc) where range.contains(segment.pairValue[p]) { return true }
+            return false
         }
-        return low < values.count && values[low] == value
+        guard let first = values.first, let last = values.last else { return false }
+        for p in segment.attributes(of: doc) {
+            let value = segment.pairValue[p]
+            guard value >= first && value <= last else { continue }
+            var low = 0
+            var high = values.count
+            while low < high {
+                let mid = (low + high) >> 1
+                if values[mid] < value { low = mid + 1 } else { high = mid }
+            }
+            if values[low] == value { return true }
+        }
+        return false
     }
 }
 
@@ -184,6 +200,15 @@ indirect enum CompiledExpression {
         case .all(let children): self = .all(children.map { CompiledExpression($0, segment: segment) })
         case .any(let children): self = .any(children.map { CompiledExpression($0, segment: segment) })
         case .not(let child): self = .not(CompiledExpression(child, segment: segment))
+        }
+    }
+
+    /// Releases every filter's ids (see ``CompiledFilter/release()``).
+    func release() {
+        switch self {
+        case .filter(let f): f.release()
+        case .all(let children), .any(let children): for child in children { child.release() }
+        case .not(let child): child.release()
         }
     }
 
