@@ -64,16 +64,30 @@ with open(args.catalog) as f:
                     | {"tags": e.get("tags", []), "attributes": e.get("attributes", {})})
 queries = [json.loads(l) for l in open(args.queries)]
 print(f"peers: {len(docs)} entities, {len(queries)} queries read in {time.perf_counter() - start:.1f} s")
-words = lambda s: re.findall(r"[a-z0-9]+", s.lower())  # noqa: E731
+try:
+    import tantivy
+except ImportError:
+    tantivy = None
+if tantivy:
+    # Words as the engine's analyzer makes them: split on what is not a letter or digit (in any
+    # script), lower-cased, diacritics folded ("Łódź" → "lodz"). tantivy indexes with the same
+    # analyzer, so a label finds what the engine finds, whatever the catalog's alphabet.
+    folding = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.lowercase())
+               .filter(tantivy.Filter.ascii_fold()).build())
+    words = folding.analyze
+else:
+    words = lambda s: re.findall(r"[a-z0-9]+", s.lower())  # noqa: E731
+phrase = lambda s: " ".join(words(s))  # noqa: E731  a tag or a label as one key, folded like words
 
+# Judgements: an entity is relevant to a label that is one of its title's words or one of its tags.
 index = {}
 for i, d in enumerate(docs):
-    for w in set(words(d["title"]) + [t.lower() for t in d["tags"]]):
+    for w in set(words(d["title"]) + [phrase(t) for t in d["tags"]]):
         index.setdefault(w, []).append(i)
 # Every judged (query, entity) pair is kept: on sparse at 1M that would be ~170M pairs (~20 GB), so
 # past JUDGED_PAIRS the judgements are skipped and no nDCG is reported (latency rows only).
 JUDGED_PAIRS = 40_000_000
-pairs = sum(len(index.get(l["text"].lower(), [])) for q in queries for l in q["labels"])
+pairs = sum(len(index.get(phrase(l["text"]), [])) for q in queries for l in q["labels"])
 judgements_path = os.path.join(out_dir, "judgements.json")
 judgements = None
 if pairs <= JUDGED_PAIRS:
@@ -81,7 +95,7 @@ if pairs <= JUDGED_PAIRS:
     for q in queries:
         grades = {}
         for label in q["labels"]:
-            for i in index.get(label["text"].lower(), []):
+            for i in index.get(phrase(label["text"]), []):
                 d = docs[i]
                 grades[f'{d["type"]}/{d["id"]}'] = grades.get(f'{d["type"]}/{d["id"]}', 0) + (2 if d["category"] == q["category"] else 1)
         judgements.append(grades)
@@ -237,16 +251,14 @@ if "fts5" in peers:
 
 if "tantivy" not in peers:
     sys.exit(0)
-try:
-    import tantivy
-except ImportError:
+if not tantivy:
     print("tantivy: not installed (python3 -m venv .venv && .venv/bin/pip install tantivy)")
     sys.exit(0)
 
 start = time.perf_counter()
 sb = tantivy.SchemaBuilder()
 for field in ("title", "tags", "subtitle", "category_text"):
-    sb.add_text_field(field, stored=False)
+    sb.add_text_field(field, stored=False, tokenizer_name="folding")
 sb.add_text_field("ref", stored=True, tokenizer_name="raw")
 sb.add_text_field("type", stored=False, tokenizer_name="raw", fast=True)
 sb.add_text_field("category", stored=False, tokenizer_name="raw", fast=True)  # the category and its ancestors
@@ -257,6 +269,7 @@ for name in attribute_names:  # attributes as a_<name>, clear of the fixed field
         sb.add_text_field(f"a_{name}", stored=False, tokenizer_name="raw", fast=True)
 schema = sb.build()
 ix = tantivy.Index(schema)
+ix.register_tokenizer("folding", folding)
 w = ix.writer(heap_size=200_000_000, num_threads=1)
 for d in docs:
     extra = {f"a_{k}": (float(v) if k in numeric else value_label(k, v)) for k, v in d["attributes"].items()}
