@@ -17,6 +17,12 @@ internal import Synchronization
 /// Durability: `journal_mode=WAL` with `synchronous=FULL`, so ``append(_:)`` returns only after
 /// the batch is fsynced; SQLite's own recovery rolls back a transaction torn by a crash.
 /// Positions come from `AUTOINCREMENT`, so they are never reused, even after old rows are dropped.
+///
+/// Size: once a checkpoint has written the index through a position, ``fold(through:)`` folds
+/// the changes up to it into one row per entity (its last version, or that it was deleted) and
+/// drops them, in one transaction. The log then holds what changed since the checkpoint plus one
+/// row per entity ever written, not every batch ever written; nothing is lost, because a start
+/// whose index cannot be used replays the folded rows before the changes after them.
 public final class CatalogLog: Sendable {
     /// The database file.
     public let path: String
@@ -30,6 +36,9 @@ public final class CatalogLog: Sendable {
         var version: UInt64
         /// Whether the file differed from the last baseline, which made a new one.
         var startedBaseline: Bool
+        /// The position the changes were folded through (``fold(through:)``), or 0: an index
+        /// written before it lacks changes the log no longer holds one by one.
+        var folded: UInt64 = 0
     }
 
     /// Opens (creating if needed) the log at `path`.
@@ -47,6 +56,19 @@ public final class CatalogLog: Sendable {
                 payload BLOB
             )
             """)
+        // Changes folded per entity: its last upserted version, or a tombstone; and the position
+        // they were folded through.
+        try c.execute(
+            """
+            CREATE TABLE IF NOT EXISTS catalog_folded (
+                type TEXT NOT NULL,
+                id TEXT NOT NULL,
+                deleted INTEGER NOT NULL,
+                entity BLOB,
+                PRIMARY KEY (type, id)
+            ) WITHOUT ROWID
+            """)
+        try c.execute("CREATE TABLE IF NOT EXISTS catalog_marks (name TEXT PRIMARY KEY, position INTEGER NOT NULL)")
         connection = Mutex(c)
     }
 
@@ -63,7 +85,11 @@ public final class CatalogLog: Sendable {
             ) { row throws(SearchError) in last = (row.int(0), row.text(1)) }
             if let last, last.fingerprint == fingerprint {
                 var changes = [(position: UInt64, change: CatalogChange)]()
-                var version = UInt64(last.position)
+                var folded: UInt64 = 0
+                try c.forEachRow("SELECT position FROM catalog_marks WHERE name = 'folded'") { row in
+                    folded = UInt64(row.int(0))
+                }
+                var version = max(UInt64(last.position), folded)
                 try c.forEachRow(
                     "SELECT position, payload FROM catalog_log WHERE position > ?1 ORDER BY position",
                     bind: [.int(last.position)]
@@ -72,7 +98,7 @@ public final class CatalogLog: Sendable {
                     changes.append((position, try CatalogChange(encoded: row.blob(1), position: position)))
                     version = position
                 }
-                return Recovery(changes: changes, version: version, startedBaseline: false)
+                return Recovery(changes: changes, version: version, startedBaseline: false, folded: folded)
             }
             let position = try Self.appendBaseline(fingerprint, on: c)
             return Recovery(changes: [], version: position, startedBaseline: true)
@@ -98,6 +124,76 @@ public final class CatalogLog: Sendable {
         }
     }
 
+    /// Folds the changes through `position` into one row per entity and drops them: call it
+    /// once an index that includes them is durable (a checkpoint's manifest).
+    ///
+    /// - Returns: How many changes were folded.
+    @discardableResult
+    func fold(through position: UInt64) throws(SearchError) -> Int {
+        try connection.withLock { c throws(SearchError) in
+            try c.transaction { () throws(SearchError) -> Int in
+                var changes = [(position: UInt64, change: CatalogChange)]()
+                try c.forEachRow(
+                    "SELECT position, payload FROM catalog_log WHERE kind = 'change' AND position <= ?1 ORDER BY position",
+                    bind: [.int(Int64(position))]
+                ) { row throws(SearchError) in
+                    let at = UInt64(row.int(0))
+                    changes.append((at, try CatalogChange(encoded: row.blob(1), position: at)))
+                }
+                guard let last = changes.last?.position else { return 0 }
+                // Oldest first: an entity's row ends as its last change left it.
+                for (_, change) in changes {
+                    switch change {
+                    case .upsert(let entities):
+                        for entity in entities {
+                            try c.run(
+                                "INSERT OR REPLACE INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, 0, ?3)",
+                                bind: [.text(entity.type), .text(entity.id), .blob(try CatalogChange.encode(entity))])
+                        }
+                    case .delete(let refs):
+                        for ref in refs {
+                            try c.run(
+                                "INSERT OR REPLACE INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, 1, NULL)",
+                                bind: [.text(ref.type), .text(ref.id)])
+                        }
+                    }
+                }
+                try c.run(
+                    "DELETE FROM catalog_log WHERE kind = 'change' AND position <= ?1", bind: [.int(Int64(last))])
+                try c.run(
+                    "INSERT OR REPLACE INTO catalog_marks (name, position) VALUES ('folded', ?1)",
+                    bind: [.int(Int64(last))])
+                return changes.count
+            }
+        }
+    }
+
+    /// The folded changes as two batches at the position they were folded through (upserts,
+    /// then deletes: an entity has one row, so their order does not matter), or none.
+    func foldedChanges() throws(SearchError) -> [(position: UInt64, change: CatalogChange)] {
+        try connection.withLock { c throws(SearchError) in
+            var folded: UInt64 = 0
+            try c.forEachRow("SELECT position FROM catalog_marks WHERE name = 'folded'") { row in
+                folded = UInt64(row.int(0))
+            }
+            guard folded > 0 else { return [] }
+            var upserts = [Entity]()
+            var deletes = [EntityRef]()
+            try c.forEachRow("SELECT type, id, deleted, entity FROM catalog_folded ORDER BY type, id") {
+                row throws(SearchError) in
+                if row.int(2) != 0 {
+                    deletes.append(EntityRef(type: row.text(0) ?? "", id: row.text(1) ?? ""))
+                } else {
+                    upserts.append(try CatalogChange.decodeEntity(row.blob(3), position: folded))
+                }
+            }
+            var changes = [(position: UInt64, change: CatalogChange)]()
+            if !upserts.isEmpty { changes.append((folded, .upsert(upserts))) }
+            if !deletes.isEmpty { changes.append((folded, .delete(deletes))) }
+            return changes
+        }
+    }
+
     private static func appendBaseline(_ fingerprint: String, on c: borrowing SQLiteConnection) throws(SearchError)
         -> UInt64
     {
@@ -106,6 +202,8 @@ public final class CatalogLog: Sendable {
                 "INSERT INTO catalog_log (kind, fingerprint) VALUES ('baseline', ?1)", bind: [.text(fingerprint)])
             let position = c.lastInsertedRowID
             try c.run("DELETE FROM catalog_log WHERE position < ?1", bind: [.int(position)])
+            try c.execute("DELETE FROM catalog_folded")
+            try c.execute("DELETE FROM catalog_marks WHERE name = 'folded'")
             return UInt64(position)
         }
     }

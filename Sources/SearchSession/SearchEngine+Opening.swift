@@ -60,8 +60,9 @@ extension SearchEngine {
         var synonyms = [[String]]()
         let manifest = log == nil ? nil : index.manifest()
         if log != nil { index.removeUnused(keeping: manifest) }
+        // An index from before the log's fold point lacks changes the log keeps only folded.
         if let manifest, manifest.baseline == fingerprint,
-            manifest.version <= recovery.version, !recovery.startedBaseline,
+            manifest.version <= recovery.version, manifest.version >= recovery.folded, !recovery.startedBaseline,
             let mapped = try? index.segments(of: manifest)
         {
             synonyms = manifest.synonyms
@@ -71,7 +72,10 @@ extension SearchEngine {
                 segments: mapped.map(\.0), deletes: mapped.map(\.1))
         }
         let reused = base != nil
+        var changes = recovery.changes
         if base == nil {
+            // Built from the file: the folded changes come first, then the ones after them.
+            changes = try (log?.foldedChanges() ?? []) + changes
             // Entities go from the parser straight into the segment's columns: the catalog is
             // never in memory as entity values all at once.
             var builder = SegmentBuilder()
@@ -87,12 +91,12 @@ extension SearchEngine {
             // The builder's own output always has a consistent shape.
             let segment = store(try! Segment(region))
             base = CatalogSnapshot(
-                version: recovery.changes.first.map { $0.position - 1 } ?? recovery.version, generation: 1,
+                version: changes.first.map { $0.position - 1 } ?? recovery.version, generation: 1,
                 synonyms: synonyms, analyzer: analyzer, segments: [segment],
                 deletes: [DeleteSet(documents: segment.count)])
         }
         let start = base!.version
-        let changes = recovery.changes.filter { $0.position > start }
+        changes = changes.filter { $0.position > start }
         var (current, generation) = replay(changes, onto: base!, store: store)
         if current.version < recovery.version {
             // The log's last entry is its baseline (no changes since): the catalog is at its position.
@@ -145,5 +149,7 @@ extension SearchEngine {
                 badLines: badLines))
         // Only the segments of this snapshot can be in the next one's file list.
         state.withLock { $0.persisted = written }
+        // The manifest holds every change through its version now: the log keeps them folded.
+        try log?.fold(through: snapshot.version)
     }
 }

@@ -92,7 +92,7 @@ public final class SearchEngine: Sendable {
         let recovery = try log.recover(fingerprint: catalog.fingerprint)
         let (accepted, _) = Self.accept(catalog.entities, dimensions: [:])
         let base = CatalogSnapshot(version: recovery.version, entities: accepted, synonyms: catalog.synonyms)
-        let (current, generation) = Self.replay(recovery.changes, onto: base, store: nil)
+        let (current, generation) = Self.replay(try log.foldedChanges() + recovery.changes, onto: base, store: nil)
         self.init(
             current: current, baseline: catalog.fingerprint, nextGeneration: generation, log: log, index: nil,
             retention: retention, maximumRetained: maximumRetained, nowMs: nowMs)

@@ -117,4 +117,25 @@ import Testing
         let takes = QueryRequest(descriptor: Descriptor(labels: [Label("take")]), limit: 20)
         #expect(Set(try second.query(takes).map(\.entity)) == Set(try first.query(takes).map(\.entity)))
     }
+
+    @Test func foldedWritesSurviveAReopenAndANewBaselineDropsThem() throws {
+        let log = TemporaryLog()
+        let first = try Self.engine(log: log.open())
+        try first.upsert([Entity(type: "album", id: "revolver", title: "Revolver")])
+        try first.delete([EntityRef(type: "album", id: "revolver")])
+        try first.upsert([Entity(type: "album", id: "help", title: "Help!")])
+        #expect(try log.open().fold(through: first.snapshot.version) == 3)
+        try first.upsert([Entity(type: "album", id: "revolver", title: "Revolver (again)")])
+
+        let second = try Self.engine(log: log.open())
+        #expect(second.snapshot.version == first.snapshot.version)
+        #expect(Set(second.snapshot.entities) == Set(first.snapshot.entities))
+        #expect(second.snapshot.entity(EntityRef(type: "album", id: "revolver"))?.title == "Revolver (again)")
+
+        var changed = Self.file
+        changed.fingerprint = "another file"
+        let third = try Self.engine(changed, log: log.open())
+        #expect(third.snapshot.entity(EntityRef(type: "album", id: "help")) == nil)
+        #expect(try log.open().foldedChanges().isEmpty)
+    }
 }

@@ -142,4 +142,64 @@ import Testing
         #expect(!reopened.reusedIndex)
         #expect(try Self.answers(second) == expected)
     }
+
+    @Test func aCheckpointFoldsTheLogAndAStartWithoutTheIndexStillRecoversEveryWrite() throws {
+        let state = try StateDirectory()
+        let (first, _) = try state.open()
+        // Many batches on few entities: folded, the log keeps one row per entity.
+        for round in 0..<20 {
+            try first.upsert([
+                Entity(type: "album", id: "revolver", title: "Revolver \(round)", subtitle: "The Beatles"),
+                Entity(type: "album", id: "help", title: "Help! \(round)"),
+            ])
+        }
+        try first.delete([EntityRef(type: "album", id: "help"), EntityRef(type: "album", id: "absent")])
+        try first.delete([EntityRef(type: "album", id: "let-it-be")])
+        try first.checkpoint()
+        let log = try CatalogLog(path: state.path + "/log.sqlite")
+        let recovery = try log.recover(fingerprint: try CatalogLoader.fingerprint(path: state.catalog))
+        #expect(recovery.changes.isEmpty)
+        #expect(recovery.folded == first.snapshot.version)
+        #expect(recovery.version == first.snapshot.version)
+        let folded = try log.foldedChanges()
+        #expect(folded.count == 2)  // one batch of upserts, one of deletes
+        if case .upsert(let entities) = folded.first?.change {
+            #expect(entities.map(\.title) == ["Revolver 19"])
+        } else {
+            Issue.record("the folded upserts come first")
+        }
+        // Writes after the fold are changes of their own again.
+        try first.upsert([Entity(type: "album", id: "let-it-be", title: "Let It Be… Naked")])
+        let expected = Set(first.snapshot.entities)
+
+        // The mapped index plus the one change after it.
+        let (second, reopened) = try state.open()
+        #expect(reopened.reusedIndex)
+        #expect(reopened.replayedChanges == 1)
+        #expect(Set(second.snapshot.entities) == expected)
+        #expect(second.snapshot.version == first.snapshot.version)
+
+        // Without the index: the file, the folded rows, then the change after them.
+        try FileManager.default.removeItem(atPath: state.path + "/index")
+        let (third, rebuilt) = try state.open()
+        #expect(!rebuilt.reusedIndex)
+        #expect(Set(third.snapshot.entities) == expected)
+        #expect(third.snapshot.version == first.snapshot.version)
+        #expect(third.snapshot.entity(EntityRef(type: "album", id: "help")) == nil)
+        #expect(third.snapshot.entity(EntityRef(type: "album", id: "revolver"))?.title == "Revolver 19")
+    }
+
+    @Test func anIndexOlderThanTheFoldIsNotMappedOverChangesItLacks() throws {
+        let state = try StateDirectory()
+        let (first, _) = try state.open()
+        let oldManifest = try Data(contentsOf: URL(fileURLWithPath: state.path + "/index/manifest.json"))
+        try first.upsert([Entity(type: "album", id: "revolver", title: "Revolver")])
+        try first.checkpoint()
+        // As if the newer manifest had been lost: the older one names an index without the write,
+        // and the log holds the write only folded.
+        try oldManifest.write(to: URL(fileURLWithPath: state.path + "/index/manifest.json"))
+        let (second, reopened) = try state.open()
+        #expect(!reopened.reusedIndex)
+        #expect(second.snapshot.entity(EntityRef(type: "album", id: "revolver"))?.title == "Revolver")
+    }
 }
