@@ -48,31 +48,34 @@ public struct Analyzer: Sendable {
     /// Folded tokens before stemming: lower-case, diacritics removed, split on non-alphanumerics.
     public static func tokens(_ text: String) -> [String] {
         if let ascii = asciiTokens(text) { return ascii }
+        // Scalar by scalar: the decomposition of a string is its scalars' decompositions (then
+        // combining marks reordered, and marks are dropped), so each scalar folds on its own,
+        // from a table for the common scripts.
         var out = [String]()
-        var current = String.UnicodeScalarView()
-        func flush() {
-            if !current.isEmpty { out.append(String(current)) }
-            current = String.UnicodeScalarView()
-        }
-        for scalar in text.decomposedScalars() {
-            let p = scalar.properties
-            if p.generalCategory == .nonspacingMark || p.generalCategory == .enclosingMark
-                || p.generalCategory == .spacingMark
-            {
-                continue
-            }
-            if scalar == "'" || scalar == "\u{2019}" { continue }
-            if p.isAlphabetic || p.numericType != nil {
-                if let replacement = Self.special[scalar] {
-                    current.append(contentsOf: replacement.unicodeScalars)
-                } else {
-                    current.append(contentsOf: p.lowercaseMapping.unicodeScalars)
+        var current = [UInt8]()
+        current.reserveCapacity(32)
+        let folds = ScalarFolds.shared
+        for scalar in text.unicodeScalars {
+            switch folds.fold(of: scalar) {
+            case .skip: continue
+            case .separator:
+                if !current.isEmpty {
+                    out.append(String(decoding: current, as: UTF8.self))
+                    current.removeAll(keepingCapacity: true)
                 }
-            } else {
-                flush()
+            case .letters(let bytes): current.append(contentsOf: bytes)
+            case .mixed:
+                for folded in ScalarFolds.pieces(of: scalar) {
+                    if let bytes = folded {
+                        current.append(contentsOf: bytes)
+                    } else if !current.isEmpty {
+                        out.append(String(decoding: current, as: UTF8.self))
+                        current.removeAll(keepingCapacity: true)
+                    }
+                }
             }
         }
-        flush()
+        if !current.isEmpty { out.append(String(decoding: current, as: UTF8.self)) }
         return out
     }
 
@@ -101,7 +104,7 @@ public struct Analyzer: Sendable {
         }
     }
 
-    private static let special: [Unicode.Scalar: String] = [
+    fileprivate static let special: [Unicode.Scalar: String] = [
         "ß": "ss", "ẞ": "ss", "æ": "ae", "Æ": "ae", "ø": "o", "Ø": "o", "œ": "oe", "Œ": "oe", "đ": "d", "Đ": "d",
         "ł": "l", "Ł": "l", "þ": "th", "Þ": "th", "ı": "i",
     ]
@@ -128,10 +131,94 @@ public struct Analyzer: Sendable {
     }
 }
 
-extension String {
-    /// The canonical decomposition (NFD) of the string's scalars.
-    fileprivate func decomposedScalars() -> String.UnicodeScalarView {
-        if utf8.allSatisfy({ $0 < 0x80 }) { return unicodeScalars }
-        return decomposedStringWithCanonicalMapping.unicodeScalars
+/// How each scalar folds into tokens, tabled for the scalars below U+3000 (Latin, Greek,
+/// Cyrillic, Hebrew, Arabic, the Indic scripts, Hangul jamo, punctuation…): asking Unicode's
+/// property tables and decomposing per scalar costs about a hundred times a table read, and a
+/// catalog in a language with diacritics is mostly such scalars.
+struct ScalarFolds: Sendable {
+    /// What one scalar adds to the tokens.
+    enum Fold {
+        /// Nothing (a combining mark, an apostrophe).
+        case skip
+        /// A break between tokens.
+        case separator
+        /// These bytes (UTF-8, folded and lower-cased) to the current token.
+        case letters(ArraySlice<UInt8>)
+        /// Letters and breaks both: see ``ScalarFolds/pieces(of:)``.
+        case mixed
+    }
+
+    static let shared = ScalarFolds()
+    static let tabled = 0x3000
+
+    /// Per tabled scalar: where its bytes start in `bytes` (and end, at the next one's start),
+    /// and its kind: 0 letters, 1 skip, 2 separator, 3 mixed.
+    private let start: [UInt32]
+    private let kind: [UInt8]
+    private let bytes: [UInt8]
+
+    private init() {
+        var start = [UInt32]()
+        var kind = [UInt8]()
+        var bytes = [UInt8]()
+        start.reserveCapacity(Self.tabled + 1)
+        kind.reserveCapacity(Self.tabled)
+        for value in 0..<UInt32(Self.tabled) {
+            start.append(UInt32(bytes.count))
+            guard let scalar = Unicode.Scalar(value) else {
+                kind.append(2)  // surrogates: never in a String
+                continue
+            }
+            let pieces = Self.pieces(of: scalar)
+            if pieces.isEmpty {
+                kind.append(1)
+            } else if pieces.allSatisfy({ $0 == nil }) {
+                kind.append(2)
+            } else if pieces.allSatisfy({ $0 != nil }) {
+                kind.append(0)
+                for piece in pieces { bytes.append(contentsOf: piece!) }
+            } else {
+                kind.append(3)
+            }
+        }
+        start.append(UInt32(bytes.count))
+        self.start = start
+        self.kind = kind
+        self.bytes = bytes
+    }
+
+    /// How `scalar` folds.
+    @inline(__always) func fold(of scalar: Unicode.Scalar) -> Fold {
+        let value = Int(scalar.value)
+        guard value < Self.tabled else { return .mixed }
+        switch kind[value] {
+        case 0: return .letters(bytes[Int(start[value])..<Int(start[value + 1])])
+        case 1: return .skip
+        case 2: return .separator
+        default: return .mixed
+        }
+    }
+
+    /// How `scalar` folds, from Unicode's tables: its canonical decomposition with combining
+    /// marks and apostrophes dropped, letters and digits lower-cased (or spelled as
+    /// ``Analyzer``'s special letters), anything else a break (`nil`).
+    static func pieces(of scalar: Unicode.Scalar) -> [[UInt8]?] {
+        var out = [[UInt8]?]()
+        let decomposed = scalar.value < 0x80 ? String(scalar) : String(scalar).decomposedStringWithCanonicalMapping
+        for part in decomposed.unicodeScalars {
+            let p = part.properties
+            if p.generalCategory == .nonspacingMark || p.generalCategory == .enclosingMark
+                || p.generalCategory == .spacingMark
+            {
+                continue
+            }
+            if part == "'" || part == "\u{2019}" { continue }
+            if p.isAlphabetic || p.numericType != nil {
+                out.append(Array((Analyzer.special[part] ?? p.lowercaseMapping).utf8))
+            } else {
+                out.append(nil)
+            }
+        }
+        return out
     }
 }
