@@ -65,7 +65,9 @@ import Testing
             var text = ""
             for _ in 0..<Int.random(in: 1...24, using: &rng) {
                 let pool = pools[Int.random(in: 0..<pools.count, using: &rng)]
-                if let scalar = Unicode.Scalar(UInt32.random(in: pool, using: &rng)) { text.unicodeScalars.append(scalar) }
+                if let scalar = Unicode.Scalar(UInt32.random(in: pool, using: &rng)) {
+                    text.unicodeScalars.append(scalar)
+                }
             }
             #expect(Analyzer.tokens(text) == Self.referenceTokens(text), "\(text.unicodeScalars.map { $0.value })")
         }
