@@ -66,10 +66,21 @@ extension SearchEngine {
             snapshot = pinned
             offset = token.offset
         }
-        let evaluation = evaluate(
-            snapshot, session: session, request: request,
-            needed: offset.addingReportingOverflow(pageSize).overflow
-                ? .max : offset + pageSize)
+        let needed = offset.addingReportingOverflow(pageSize).overflow ? .max : offset + pageSize
+        let key = EvaluationCache.Key(
+            session: session.id, content: EvaluationCache.contentHash(of: session), refinement: hash,
+            version: snapshot.version, generation: snapshot.generation,
+            maxFacetValues: request.maxFacetValues)
+        let evaluation: Evaluation
+        if let cached = evaluations.evaluation(key, needed: needed) {
+            evaluation = cached
+        } else {
+            // The next pages' hits are ordered now too (a top-k of a few more), and kept.
+            let window = needed.addingReportingOverflow(EvaluationCache.window)
+            evaluation = evaluate(
+                snapshot, session: session, request: request, needed: window.overflow ? .max : window.partialValue)
+            evaluations.store(evaluation, for: key)
+        }
         let total = evaluation.total
         let page = evaluation.hits.dropFirst(offset).prefix(pageSize)
         let several = total > 1
@@ -99,7 +110,7 @@ extension SearchEngine {
             catalogVersion: snapshot.version)
     }
 
-    struct Evaluation {
+    struct Evaluation: Sendable {
         var queryText: String
         var chips: [Chip]
         var groups: [TextGroup]

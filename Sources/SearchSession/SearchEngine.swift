@@ -53,6 +53,8 @@ public final class SearchEngine: Sendable {
     private let mergeLock = Mutex<Void>(())
     /// One checkpoint at a time: each writes files and then the manifest naming them.
     let checkpointLock = Mutex<Void>(())
+    /// Recent evaluations, so a search's next pages reuse its ranking and facets.
+    let evaluations = EvaluationCache()
     let nowMs: @Sendable () -> Int64
 
     /// Creates an engine over a loaded catalog file (its rejected lines are the caller's to report),

@@ -173,6 +173,40 @@ enum RandomCatalog {
         #expect(compared > 50)
     }
 
+    @Test func laterPagesAreCutFromTheFirstPagesEvaluationInTheSameOrder() throws {
+        let engine = SearchEngine(entities: RandomCatalog.entities(1500, seed: 21))
+        let session = SessionRecord(
+            id: "pages", labels: [Label("item")], prints: [], source: .camera, locale: "", pageSize: 20,
+            createdAtUnixMs: 0, expiresAtUnixMs: 1)
+        let request = SearchRequest(sessionID: "pages", sort: Sort(key: .attribute, attribute: "year"))
+        let expected = engine.evaluate(engine.snapshot, session: session, request: request).hits.map(\.doc)
+        var seen = [EntityRef]()
+        var state = try engine.search(session: session, request: request)
+        let first = state
+        seen += state.results.map(\.entity)
+        let before = engine.evaluations.hits
+        var pages = 1
+        while !state.nextPageToken.isEmpty {
+            var next = request
+            next.pageToken = state.nextPageToken
+            state = try engine.search(session: session, request: next)
+            #expect(state.facets == first.facets)
+            #expect(state.totalHits == first.totalHits)
+            seen += state.results.map(\.entity)
+            pages += 1
+        }
+        #expect(
+            seen
+                == expected.map { doc in
+                    let entity = engine.snapshot.entity(at: doc)
+                    return EntityRef(type: entity.type, id: entity.id)
+                })
+        // A page past the cached hits evaluates again, ordering 200 hits more than it needs.
+        #expect(pages == 75)
+        #expect(engine.evaluations.hits - before >= 60)
+        #expect(engine.evaluations.hits - before < pages - 1)
+    }
+
     @Test func aHundredPageWalkUnderConcurrentUpdatesNeverRepeatsOrSkips() async throws {
         let engine = SearchEngine(entities: RandomCatalog.entities(1000, seed: 3))
         let session = SessionRecord(

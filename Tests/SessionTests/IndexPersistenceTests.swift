@@ -155,6 +155,7 @@ import Testing
         }
         try first.delete([EntityRef(type: "album", id: "help"), EntityRef(type: "album", id: "absent")])
         try first.delete([EntityRef(type: "album", id: "let-it-be")])
+        first.waitUntilIdle()  // the background merges, and their checkpoints, are done
         try first.checkpoint()
         let log = try CatalogLog(path: state.path + "/log.sqlite")
         let recovery = try log.recover(fingerprint: try CatalogLoader.fingerprint(path: state.catalog))
@@ -170,10 +171,12 @@ import Testing
         }
         // Writes after the fold are changes of their own again.
         try first.upsert([Entity(type: "album", id: "let-it-be", title: "Let It Be… Naked")])
+        first.waitUntilIdle()
         let expected = Set(first.snapshot.entities)
 
         // The mapped index plus the one change after it.
         let (second, reopened) = try state.open()
+        second.waitUntilIdle()
         #expect(reopened.reusedIndex)
         #expect(reopened.replayedChanges == 1)
         #expect(Set(second.snapshot.entities) == expected)

@@ -1,0 +1,111 @@
+internal import Synchronization
+
+/// The last evaluations of refinements, so the next page of a search is cut from the ranking and
+/// facets its first page computed instead of matching, counting and ordering again.
+///
+/// A page token pins its snapshot, so an evaluation keyed by the snapshot (version and
+/// generation), the session and its refinement stays exact for every page of it. An entry keeps
+/// the hits in order up to ``window`` past the page that made it (ten more pages of 20) and the
+/// facets, so it costs a few kilobytes, not the hit list; the least recently used entries go
+/// first past ``budget`` bytes.
+final class EvaluationCache: Sendable {
+    struct Key: Hashable {
+        var session: String
+        /// What the session holds that an evaluation reads (``contentHash(of:)``): a caller may
+        /// pass another record under the same id.
+        var content: UInt64
+        var refinement: UInt64
+        var version: UInt64
+        var generation: UInt64
+        var maxFacetValues: Int
+    }
+
+    /// How many hits past its page an evaluation puts in order, so the next pages find them.
+    static let window = 200
+
+    private struct Entry {
+        var evaluation: SearchEngine.Evaluation
+        var bytes: Int
+        var used: UInt64
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var bytes = 0
+        var clock: UInt64 = 0
+        var hits = 0
+    }
+
+    /// The most bytes the entries may hold (estimated from their hits and facet values).
+    let budget: Int
+    private let state = Mutex(State())
+
+    init(budget: Int = 16 << 20) {
+        self.budget = budget
+    }
+
+    /// The evaluation of `key` if it holds the first `needed` hits (or all of them).
+    func evaluation(_ key: Key, needed: Int) -> SearchEngine.Evaluation? {
+        state.withLock { s in
+            guard var entry = s.entries[key], entry.evaluation.hits.count >= min(needed, entry.evaluation.total)
+            else { return nil }
+            s.clock += 1
+            entry.used = s.clock
+            s.entries[key] = entry
+            s.hits += 1
+            return entry.evaluation
+        }
+    }
+
+    /// Keeps `evaluation` for `key`, dropping the least recently used entries past the budget.
+    func store(_ evaluation: SearchEngine.Evaluation, for key: Key) {
+        let bytes = Self.estimatedBytes(of: evaluation)
+        guard bytes <= budget / 4 else { return }
+        state.withLock { s in
+            s.clock += 1
+            if let old = s.entries.updateValue(Entry(evaluation: evaluation, bytes: bytes, used: s.clock), forKey: key)
+            {
+                s.bytes -= old.bytes
+            }
+            s.bytes += bytes
+            while s.bytes > budget, let oldest = s.entries.min(by: { $0.value.used < $1.value.used }) {
+                s.bytes -= oldest.value.bytes
+                s.entries[oldest.key] = nil
+            }
+        }
+    }
+
+    /// How many lookups found their evaluation (for tests and metrics).
+    var hits: Int { state.withLock { $0.hits } }
+
+    /// A hash of what an evaluation reads from a session: its labels, free text, prints, source
+    /// and locale.
+    static func contentHash(of session: SessionRecord) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ value: UInt64) {
+            h ^= value
+            h &*= 0x100_0000_01b3
+        }
+        func mix(_ text: String) {
+            for b in text.utf8 { mix(UInt64(b)) }
+            mix(0x1F)
+        }
+        for label in session.labels {
+            mix(label.text)
+            mix(UInt64(label.confidence.bitPattern))
+        }
+        mix(session.queryText)
+        for print in session.prints {
+            mix(print.model)
+            for value in print.values { mix(UInt64(value.bitPattern)) }
+        }
+        mix("\(session.source)")
+        mix(session.locale)
+        return h
+    }
+
+    private static func estimatedBytes(of evaluation: SearchEngine.Evaluation) -> Int {
+        let values = evaluation.facets.reduce(0) { $0 + $1.values.count } + evaluation.browse.count
+        return 512 + evaluation.hits.count * MemoryLayout<Candidate>.stride + values * 64
+    }
+}
