@@ -55,6 +55,10 @@ public final class SearchEngine: Sendable {
     let checkpointLock = Mutex<Void>(())
     /// Recent evaluations, so a search's next pages reuse its ranking and facets.
     let evaluations = EvaluationCache()
+
+    /// Sets the most bytes the recent evaluations that later pages reuse may hold (16 MiB unless
+    /// set); 0 evaluates every page afresh (for measuring the evaluation itself).
+    public func limitEvaluationCache(toBytes bytes: Int) { evaluations.limit(toBytes: bytes) }
     let nowMs: @Sendable () -> Int64
 
     /// Creates an engine over a loaded catalog file (its rejected lines are the caller's to report),

@@ -207,6 +207,30 @@ enum RandomCatalog {
         #expect(engine.evaluations.hits - before < pages - 1)
     }
 
+    @Test func withoutRoomForEvaluationsEveryPageIsEvaluatedAndAnswersTheSame() throws {
+        let cached = SearchEngine(entities: RandomCatalog.entities(600, seed: 4))
+        let uncached = SearchEngine(entities: RandomCatalog.entities(600, seed: 4))
+        uncached.limitEvaluationCache(toBytes: 0)
+        // A budget that holds a few evaluations: older ones are dropped as new ones come.
+        cached.limitEvaluationCache(toBytes: 64 << 10)
+        for label in ["item", "red", "blue", "song", "green", "live"] {
+            let session = SessionRecord(
+                id: label, labels: [Label(label)], prints: [], source: .camera, locale: "", pageSize: 7,
+                createdAtUnixMs: 0, expiresAtUnixMs: 1)
+            var token = ""
+            repeat {
+                let request = SearchRequest(sessionID: label, pageToken: token)
+                let a = try cached.search(session: session, request: request)
+                var b = try uncached.search(session: session, request: request)
+                b.nextPageToken = a.nextPageToken  // tokens name each engine's own generation
+                #expect(a == b)
+                token = a.nextPageToken
+            } while !token.isEmpty
+        }
+        #expect(uncached.evaluations.hits == 0)
+        #expect(cached.evaluations.hits > 0)
+    }
+
     @Test func aHundredPageWalkUnderConcurrentUpdatesNeverRepeatsOrSkips() async throws {
         let engine = SearchEngine(entities: RandomCatalog.entities(1000, seed: 3))
         let session = SessionRecord(
