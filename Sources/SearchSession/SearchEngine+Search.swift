@@ -75,8 +75,10 @@ extension SearchEngine {
         if let cached = evaluations.evaluation(key, needed: needed) {
             evaluation = cached
         } else {
-            // The next pages' hits are ordered now too (a top-k of a few more), and kept.
-            let window = needed.addingReportingOverflow(EvaluationCache.window)
+            // The next page's hits are ordered now too (a top-k of a few more), and kept; a page
+            // past them orders ten pages more (a reader who got that far reads on). Every first
+            // page pays for its extra page, so it stays one.
+            let window = needed.addingReportingOverflow(offset == 0 ? pageSize : EvaluationCache.window)
             evaluation = evaluate(
                 snapshot, session: session, request: request, needed: window.overflow ? .max : window.partialValue)
             evaluations.store(evaluation, for: key)

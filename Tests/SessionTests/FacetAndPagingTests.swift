@@ -201,7 +201,8 @@ enum RandomCatalog {
                     let entity = engine.snapshot.entity(at: doc)
                     return EntityRef(type: entity.type, id: entity.id)
                 })
-        // A page past the cached hits evaluates again, ordering 200 hits more than it needs.
+        // Page 2 comes from page 1's evaluation; page 3 evaluates again, ordering 200 hits more
+        // than it needs, and so on.
         #expect(pages == 75)
         #expect(engine.evaluations.hits - before >= 60)
         #expect(engine.evaluations.hits - before < pages - 1)

@@ -5,9 +5,9 @@ internal import Synchronization
 ///
 /// A page token pins its snapshot, so an evaluation keyed by the snapshot (version and
 /// generation), the session and its refinement stays exact for every page of it. An entry keeps
-/// the hits in order up to ``window`` past the page that made it (ten more pages of 20) and the
-/// facets, so it costs a few kilobytes, not the hit list; the least recently used entries go
-/// first past the budget (16 MiB unless set).
+/// the hits in order up to one page past a first page (``window`` past a later one: ten more
+/// pages of 20) and the facets, so it costs a few kilobytes, not the hit list; the least
+/// recently used entries go first past the budget (16 MiB unless set).
 final class EvaluationCache: Sendable {
     struct Key: Hashable {
         var session: String
@@ -20,7 +20,8 @@ final class EvaluationCache: Sendable {
         var maxFacetValues: Int
     }
 
-    /// How many hits past its page an evaluation puts in order, so the next pages find them.
+    /// How many hits past its page an evaluation of a later page puts in order, so the next
+    /// pages find them.
     static let window = 200
 
     private struct Entry {
