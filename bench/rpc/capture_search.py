@@ -105,7 +105,11 @@ def main():
     print(f"server start: 'serving on' after {(serving_ns - a.started_ns) / 1e9:.2f} s, first successful Query "
           f"after {(ready_ns - a.started_ns) / 1e9:.2f} s")
     rss = result["server rss after load"]["MiB"]
-    print(f"server RSS after load: {rss:.1f} MiB   target ≤ 64 MiB at 100k: {'met' if rss <= 64 else 'MISSED'}")
+    # The targets: ≤ 64 MiB at 100k entities, ≤ 500 MiB at 1M (told by the catalog's line count).
+    with open(a.catalog, "rb") as f:
+        lines = sum(1 for _ in f)
+    limit, size = (500, "1M") if lines >= 1_000_000 else (64, "100k")
+    print(f"server RSS after load: {rss:.1f} MiB   target ≤ {limit} MiB at {size}: {'met' if rss <= limit else 'MISSED'}")
 
     capture, search = stub.Capture, stub.Search
     requests = [pb.CaptureRequest(descriptor=descriptor(q), page_size=20) for q in queries]

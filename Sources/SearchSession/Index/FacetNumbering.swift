@@ -202,16 +202,16 @@ final class FacetTally {
     var textNumbers: [Int32: [String: Int32]] = [:]
 
     init(_ numbering: FacetNumbering) {
-        types = zeros(numbering.typeNames.count, 0)
-        categories = zeros(numbering.categoryNames.count, 0)
-        values = zeros(numbering.valueLabels.count, 0)
-        buckets = zeros(Int(numbering.bucketStart.last ?? 0), 0)
-        seen = zeros(numbering.attributeNames.count, false)
+        types = filledBuffer(numbering.typeNames.count, 0)
+        categories = filledBuffer(numbering.categoryNames.count, 0)
+        values = filledBuffer(numbering.valueLabels.count, 0)
+        buckets = filledBuffer(Int(numbering.bucketStart.last ?? 0), 0)
+        seen = filledBuffer(numbering.attributeNames.count, false)
         let attributes = numbering.attributeNames.count
-        layoutStart = zeros(attributes, 0)
-        layoutWidth = zeros(attributes, 1)
-        layoutCount = zeros(attributes, 0)
-        bucketStart = zeros(attributes, 0)
+        layoutStart = filledBuffer(attributes, 0)
+        layoutWidth = filledBuffer(attributes, 1)
+        layoutCount = filledBuffer(attributes, 0)
+        bucketStart = filledBuffer(attributes, 0)
         for (attribute, layout) in numbering.buckets.enumerated() {
             guard let layout else { continue }
             layoutStart[attribute] = layout.start
@@ -386,10 +386,10 @@ final class SegmentCounts {
     /// (``notePresent(_:)``).
     init(_ segment: Segment, notesPresence: Bool = false) {
         self.segment = segment
-        types = zeros(segment.typeNames.count, 0)
-        categories = zeros(segment.categoryNames.count + 1, 0)
-        values = zeros(segment.valueCount, 0)
-        present = zeros(notesPresence ? segment.valueCount : 0, false)
+        types = filledBuffer(segment.typeNames.count, 0)
+        categories = filledBuffer(segment.categoryNames.count + 1, 0)
+        values = filledBuffer(segment.valueCount, 0)
+        present = filledBuffer(notesPresence ? segment.valueCount : 0, false)
         noCategory = UInt32(segment.categoryNames.count)
     }
 
@@ -447,12 +447,4 @@ final class SegmentCounts {
             next = Int(ids.upperBound)
         }
     }
-}
-
-/// `count` copies of `value` in a buffer of their own (at least one element is allocated, so the
-/// base address is never nil); the owner deallocates it through its base address.
-private func zeros<T>(_ count: Int, _ value: T) -> UnsafeMutableBufferPointer<T> {
-    let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(count, 1))
-    buffer.initialize(repeating: value)
-    return UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
 }

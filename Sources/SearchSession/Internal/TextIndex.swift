@@ -80,17 +80,17 @@ enum TextIndex {
         var scores = [Float]()
         // The per-document loop reads only these raw buffers, so it retains and releases nothing.
         let termCount = terms.count
-        let listDocs = scratch(termCount, UnsafeBufferPointer<UInt32>(start: nil, count: 0))
-        let listFrequencies = scratch(termCount, UnsafeBufferPointer<Float>(start: nil, count: 0))
-        let termIDF = scratch(termCount, Float(0))
-        let cursors = scratch(termCount, 0)
-        let contributions = scratch(termCount, Float(0))
+        let listDocs = filledBuffer(termCount, UnsafeBufferPointer<UInt32>(start: nil, count: 0))
+        let listFrequencies = filledBuffer(termCount, UnsafeBufferPointer<Float>(start: nil, count: 0))
+        let termIDF = filledBuffer(termCount, Float(0))
+        let cursors = filledBuffer(termCount, 0)
+        let contributions = filledBuffer(termCount, Float(0))
         /// The intersection's order: shortest list first.
-        let order = scratch(termCount, 0)
+        let order = filledBuffer(termCount, 0)
         /// Each group's terms in summation order (shortest list first), group after group.
-        let sumTerms = scratch(groupTerms.reduce(0) { $0 + $1.count }, 0)
-        let sumEnds = scratch(groups.count, 0)
-        let weights = scratch(groups.count, Float(0))
+        let sumTerms = filledBuffer(groupTerms.reduce(0) { $0 + $1.count }, 0)
+        let sumEnds = filledBuffer(groups.count, 0)
+        let weights = filledBuffer(groups.count, Float(0))
         defer {
             for buffer in [cursors, order, sumTerms, sumEnds] { buffer.baseAddress?.deallocate() }
             for buffer in [termIDF, contributions, weights] { buffer.baseAddress?.deallocate() }
@@ -178,12 +178,4 @@ enum TextIndex {
         }
         return out
     }
-}
-
-/// `count` copies of `value` in a buffer of its own, for a loop that must not touch reference
-/// counts; the caller deallocates it through its base address.
-private func scratch<T>(_ count: Int, _ value: T) -> UnsafeMutableBufferPointer<T> {
-    let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(count, 1))
-    buffer.initialize(repeating: value)
-    return UnsafeMutableBufferPointer(rebasing: buffer[0..<count])
 }
