@@ -84,45 +84,16 @@ enum Ranker {
             // Exact title/tag hits per group, in document order too, so one cursor per group
             // replaces a hash set.
             var exactLists = [[Int32]]()
-            var total = 0
             for index in usableIndices {
                 let group = groups[index]
                 let matches = TextIndex.matchAll(group.terms, in: snapshot)
                 lists.append((matches.docs, matches.scores, group.weight))
                 exactLists.append(matches.docs.isEmpty ? [] : TextIndex.exactMatches(group.terms, in: snapshot))
-                total += matches.docs.count
             }
             let all: UInt32 = usableIndices.count == 32 ? .max : (1 << UInt32(usableIndices.count)) - 1
-            var cursors = [Int](repeating: 0, count: lists.count)
-            var exactCursors = [Int](repeating: 0, count: lists.count)
-            text.reserveCapacity(mode == .all ? lists.map(\.docs.count).min() ?? 0 : total)
             // A group that matches nothing leaves nothing when every group must match.
-            let empty = mode == .all && lists.contains { $0.docs.isEmpty }
-            while !empty {
-                var doc = Int32.max
-                for (position, list) in lists.enumerated() where cursors[position] < list.docs.count {
-                    doc = min(doc, list.docs[cursors[position]])
-                }
-                if doc == .max { break }
-                var score: Float = 0
-                var matched: UInt32 = 0
-                var exact = false
-                for (position, list) in lists.enumerated() {
-                    let cursor = cursors[position]
-                    guard cursor < list.docs.count, list.docs[cursor] == doc else { continue }
-                    score += list.scores[cursor] * list.weight
-                    matched |= 1 << UInt32(position)
-                    cursors[position] = cursor + 1
-                    let exactList = exactLists[position]
-                    var exactCursor = exactCursors[position]
-                    while exactCursor < exactList.count && exactList[exactCursor] < doc { exactCursor += 1 }
-                    exactCursors[position] = exactCursor
-                    if exactCursor < exactList.count && exactList[exactCursor] == doc { exact = true }
-                }
-                if mode == .all && matched != all { continue }
-                text.append(
-                    Candidate(
-                        doc: doc, exact: exact, score: score, textScore: score, distance: nil, matchedGroups: matched))
+            if !(mode == .all && lists.contains { $0.docs.isEmpty }) {
+                text = merge(lists, exactLists: exactLists, all: mode == .all ? all : nil)
             }
         }
         var imageLists = [[(doc: Int32, distance: Float)]]()
@@ -159,6 +130,78 @@ enum Ranker {
             out = Array(fused.values)
         }
         return ordered ? top(out, topK) : out.sorted { $0.doc < $1.doc }
+    }
+
+    /// Merges groups' matches (each in document order) into candidates in document order, one
+    /// cursor per group, folding a document's groups as they meet; with `all`, only documents
+    /// every group matched. The lists are copied into flat buffers first, so the loop per
+    /// document reads memory and touches no reference counts.
+    private static func merge(
+        _ lists: [(docs: [Int32], scores: [Float], weight: Float)], exactLists: [[Int32]], all: UInt32?
+    ) -> [Candidate] {
+        let count = lists.count
+        let total = lists.reduce(0) { $0 + $1.docs.count }
+        let exactTotal = exactLists.reduce(0) { $0 + $1.count }
+        let docs = filledBuffer(total, Int32(0))
+        let scores = filledBuffer(total, Float(0))
+        let exact = filledBuffer(exactTotal, Int32(0))
+        // Per list: where its documents (and exact hits) are, its cursors and weight.
+        let cursor = filledBuffer(count, 0)
+        let end = filledBuffer(count, 0)
+        let exactCursor = filledBuffer(count, 0)
+        let exactEnd = filledBuffer(count, 0)
+        let weight = filledBuffer(count, Float(0))
+        defer {
+            docs.baseAddress?.deallocate()
+            scores.baseAddress?.deallocate()
+            exact.baseAddress?.deallocate()
+            for buffer in [cursor, end, exactCursor, exactEnd] { buffer.baseAddress?.deallocate() }
+            weight.baseAddress?.deallocate()
+        }
+        var at = 0
+        var exactAt = 0
+        for (position, list) in lists.enumerated() {
+            cursor[position] = at
+            _ = UnsafeMutableBufferPointer(rebasing: docs[at..<(at + list.docs.count)]).initialize(from: list.docs)
+            _ = UnsafeMutableBufferPointer(rebasing: scores[at..<(at + list.docs.count)]).initialize(from: list.scores)
+            at += list.docs.count
+            end[position] = at
+            weight[position] = list.weight
+            let exactList = exactLists[position]
+            exactCursor[position] = exactAt
+            _ = UnsafeMutableBufferPointer(rebasing: exact[exactAt..<(exactAt + exactList.count)]).initialize(
+                from: exactList)
+            exactAt += exactList.count
+            exactEnd[position] = exactAt
+        }
+        var out = [Candidate]()
+        out.reserveCapacity(all == nil ? total : lists.map(\.docs.count).min() ?? 0)
+        while true {
+            var doc = Int32.max
+            for position in 0..<count where cursor[position] < end[position] {
+                doc = min(doc, docs[cursor[position]])
+            }
+            if doc == .max { break }
+            var score: Float = 0
+            var matched: UInt32 = 0
+            var isExact = false
+            for position in 0..<count {
+                let at = cursor[position]
+                guard at < end[position], docs[at] == doc else { continue }
+                score += scores[at] * weight[position]
+                matched |= 1 << UInt32(position)
+                cursor[position] = at + 1
+                var e = exactCursor[position]
+                while e < exactEnd[position] && exact[e] < doc { e += 1 }
+                exactCursor[position] = e
+                if e < exactEnd[position] && exact[e] == doc { isExact = true }
+            }
+            if let all, matched != all { continue }
+            out.append(
+                Candidate(
+                    doc: doc, exact: isExact, score: score, textScore: score, distance: nil, matchedGroups: matched))
+        }
+        return out
     }
 
     /// The live documents whose prints of `print`'s model are nearest to it, nearest first (ties by

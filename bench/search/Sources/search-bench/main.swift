@@ -187,6 +187,14 @@ if arguments.count > 3 && arguments[3] == "search-loop" {
     exit(0)
 }
 
+if arguments.count > 3 && arguments[3] == "sheet-loop" {
+    // For profilers: the sheet query, many times.
+    for round in 0..<(arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10) {
+        for d in descriptors { _ = try engine.query(QueryRequest(descriptor: d)) }
+        print("round \(round)")
+    }
+    exit(0)
+}
 if arguments.count > 3 && arguments[3] == "capture-loop" {
     // For profilers: captures through the session front (in-memory store), many times.
     let front = SearchSessions(engine: engine, store: InMemorySessionStore())
