@@ -48,35 +48,27 @@ public struct Analyzer: Sendable {
     /// Folded tokens before stemming: lower-case, diacritics removed, split on non-alphanumerics.
     public static func tokens(_ text: String) -> [String] {
         if let ascii = asciiTokens(text) { return ascii }
+        var tokens = TokenWriter()
+        if text.unicodeScalars.contains(where: { $0.value >= ScalarFolds.tabled }) {
+            // Scripts past the table (CJK, Hangul syllables, emoji): the text decomposed once.
+            for part in text.decomposedStringWithCanonicalMapping.unicodeScalars {
+                tokens.add(ScalarFolds.fold(decomposed: part))
+            }
+            return tokens.finished()
+        }
         // Scalar by scalar: the decomposition of a string is its scalars' decompositions (then
         // combining marks reordered, and marks are dropped), so each scalar folds on its own,
-        // from a table for the common scripts.
-        var out = [String]()
-        var current = [UInt8]()
-        current.reserveCapacity(32)
+        // from the table.
         let folds = ScalarFolds.shared
         for scalar in text.unicodeScalars {
-            switch folds.fold(of: scalar) {
-            case .skip: continue
-            case .separator:
-                if !current.isEmpty {
-                    out.append(String(decoding: current, as: UTF8.self))
-                    current.removeAll(keepingCapacity: true)
-                }
-            case .letters(let bytes): current.append(contentsOf: bytes)
-            case .mixed:
-                for folded in ScalarFolds.pieces(of: scalar) {
-                    if let bytes = folded {
-                        current.append(contentsOf: bytes)
-                    } else if !current.isEmpty {
-                        out.append(String(decoding: current, as: UTF8.self))
-                        current.removeAll(keepingCapacity: true)
-                    }
-                }
+            let fold = folds.fold(of: scalar)
+            if case .mixed = fold {
+                for part in ScalarFolds.decomposed(scalar) { tokens.add(ScalarFolds.fold(decomposed: part)) }
+            } else {
+                tokens.add(fold)
             }
         }
-        if !current.isEmpty { out.append(String(decoding: current, as: UTF8.self)) }
-        return out
+        return tokens.finished()
     }
 
     /// The fast path for ASCII text (most catalog fields): bytes, no Unicode tables.
@@ -131,6 +123,28 @@ public struct Analyzer: Sendable {
     }
 }
 
+/// Tokens as folded scalars make them.
+private struct TokenWriter {
+    private var out = [String]()
+    private var current = [UInt8]()
+
+    mutating func add(_ fold: ScalarFolds.Fold) {
+        switch fold {
+        case .skip, .mixed: return
+        case .letters(let bytes): current.append(contentsOf: bytes)
+        case .separator:
+            guard !current.isEmpty else { return }
+            out.append(String(decoding: current, as: UTF8.self))
+            current.removeAll(keepingCapacity: true)
+        }
+    }
+
+    mutating func finished() -> [String] {
+        add(.separator)
+        return out
+    }
+}
+
 /// How each scalar folds into tokens, tabled for the scalars below U+3000 (Latin, Greek,
 /// Cyrillic, Hebrew, Arabic, the Indic scripts, Hangul jamo, punctuation…): asking Unicode's
 /// property tables and decomposing per scalar costs about a hundred times a table read, and a
@@ -144,7 +158,7 @@ struct ScalarFolds: Sendable {
         case separator
         /// These bytes (UTF-8, folded and lower-cased) to the current token.
         case letters(ArraySlice<UInt8>)
-        /// Letters and breaks both: see ``ScalarFolds/pieces(of:)``.
+        /// Letters and breaks both: fold its decomposition's scalars one by one.
         case mixed
     }
 
@@ -169,16 +183,22 @@ struct ScalarFolds: Sendable {
                 kind.append(2)  // surrogates: never in a String
                 continue
             }
-            let pieces = Self.pieces(of: scalar)
-            if pieces.isEmpty {
-                kind.append(1)
-            } else if pieces.allSatisfy({ $0 == nil }) {
-                kind.append(2)
-            } else if pieces.allSatisfy({ $0 != nil }) {
+            var letters = [UInt8]()
+            var separators = 0
+            for part in Self.decomposed(scalar) {
+                switch Self.fold(decomposed: part) {
+                case .letters(let folded): letters += folded
+                case .separator: separators += 1
+                case .skip, .mixed: continue
+                }
+            }
+            switch (letters.isEmpty, separators) {
+            case (true, 0): kind.append(1)
+            case (true, _): kind.append(2)
+            case (false, 0):
                 kind.append(0)
-                for piece in pieces { bytes.append(contentsOf: piece!) }
-            } else {
-                kind.append(3)
+                bytes += letters
+            case (false, _): kind.append(3)
             }
         }
         start.append(UInt32(bytes.count))
@@ -187,7 +207,7 @@ struct ScalarFolds: Sendable {
         self.bytes = bytes
     }
 
-    /// How `scalar` folds.
+    /// How `scalar` folds (`.mixed` past the table).
     @inline(__always) func fold(of scalar: Unicode.Scalar) -> Fold {
         let value = Int(scalar.value)
         guard value < Self.tabled else { return .mixed }
@@ -199,26 +219,26 @@ struct ScalarFolds: Sendable {
         }
     }
 
-    /// How `scalar` folds, from Unicode's tables: its canonical decomposition with combining
-    /// marks and apostrophes dropped, letters and digits lower-cased (or spelled as
-    /// ``Analyzer``'s special letters), anything else a break (`nil`).
-    static func pieces(of scalar: Unicode.Scalar) -> [[UInt8]?] {
-        var out = [[UInt8]?]()
-        let decomposed = scalar.value < 0x80 ? String(scalar) : String(scalar).decomposedStringWithCanonicalMapping
-        for part in decomposed.unicodeScalars {
-            let p = part.properties
-            if p.generalCategory == .nonspacingMark || p.generalCategory == .enclosingMark
-                || p.generalCategory == .spacingMark
-            {
-                continue
-            }
-            if part == "'" || part == "\u{2019}" { continue }
-            if p.isAlphabetic || p.numericType != nil {
-                out.append(Array((Analyzer.special[part] ?? p.lowercaseMapping).utf8))
-            } else {
-                out.append(nil)
-            }
+    /// The scalars of `scalar`'s canonical decomposition.
+    static func decomposed(_ scalar: Unicode.Scalar) -> String.UnicodeScalarView {
+        scalar.value < 0x80
+            ? String(scalar).unicodeScalars : String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars
+    }
+
+    /// How one scalar of decomposed text folds, from Unicode's tables: combining marks and
+    /// apostrophes add nothing, letters and digits their lower case (or ``Analyzer``'s spelling
+    /// of the special letters), anything else breaks the token.
+    static func fold(decomposed part: Unicode.Scalar) -> Fold {
+        let p = part.properties
+        if p.generalCategory == .nonspacingMark || p.generalCategory == .enclosingMark
+            || p.generalCategory == .spacingMark
+        {
+            return .skip
         }
-        return out
+        if part == "'" || part == "\u{2019}" { return .skip }
+        if p.isAlphabetic || p.numericType != nil {
+            return .letters(ArraySlice((Analyzer.special[part] ?? p.lowercaseMapping).utf8))
+        }
+        return .separator
     }
 }

@@ -85,10 +85,7 @@ public final class CatalogLog: Sendable {
             ) { row throws(SearchError) in last = (row.int(0), row.text(1)) }
             if let last, last.fingerprint == fingerprint {
                 var changes = [(position: UInt64, change: CatalogChange)]()
-                var folded: UInt64 = 0
-                try c.forEachRow("SELECT position FROM catalog_marks WHERE name = 'folded'") { row in
-                    folded = UInt64(row.int(0))
-                }
+                let folded = try Self.foldedPosition(on: c)
                 var version = max(UInt64(last.position), folded)
                 try c.forEachRow(
                     "SELECT position, payload FROM catalog_log WHERE position > ?1 ORDER BY position",
@@ -172,10 +169,7 @@ public final class CatalogLog: Sendable {
     /// then deletes: an entity has one row, so their order does not matter), or none.
     func foldedChanges() throws(SearchError) -> [(position: UInt64, change: CatalogChange)] {
         try connection.withLock { c throws(SearchError) in
-            var folded: UInt64 = 0
-            try c.forEachRow("SELECT position FROM catalog_marks WHERE name = 'folded'") { row in
-                folded = UInt64(row.int(0))
-            }
+            let folded = try Self.foldedPosition(on: c)
             guard folded > 0 else { return [] }
             var upserts = [Entity]()
             var deletes = [EntityRef]()
@@ -192,6 +186,15 @@ public final class CatalogLog: Sendable {
             if !deletes.isEmpty { changes.append((folded, .delete(deletes))) }
             return changes
         }
+    }
+
+    /// The position the changes were folded through, or 0.
+    private static func foldedPosition(on c: borrowing SQLiteConnection) throws(SearchError) -> UInt64 {
+        var folded: UInt64 = 0
+        try c.forEachRow("SELECT position FROM catalog_marks WHERE name = 'folded'") { row in
+            folded = UInt64(row.int(0))
+        }
+        return folded
     }
 
     private static func appendBaseline(_ fingerprint: String, on c: borrowing SQLiteConnection) throws(SearchError)

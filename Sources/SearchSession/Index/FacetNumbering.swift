@@ -267,15 +267,19 @@ final class FacetTally {
     /// Counts number `n` of snapshot attribute `attribute`: in its bucket, or by its text when
     /// the attribute also has strings.
     @inline(__always) func addNumber(_ n: Double, attribute: Int, count: Int32) {
-        let layoutCount = self.layoutCount[attribute]
-        if layoutCount > 0 {
-            // NumberBuckets.index(of:), inlined on the flat layout.
-            let bucket = min(
-                layoutCount - 1, max(0, Int(((n - layoutStart[attribute]) / layoutWidth[attribute]).rounded(.down))))
-            buckets[bucketStart[attribute] + bucket] &+= count
+        if layoutCount[attribute] > 0 {
+            buckets[bucketStart[attribute] + bucket(of: n, attribute: attribute)] &+= count
         } else {
             textNumbers[Int32(attribute), default: [:]][formatNumber(n), default: 0] &+= count
         }
+    }
+
+    /// The bucket of number `n` of a numeric snapshot attribute: NumberBuckets.index(of:), on
+    /// the flat layout.
+    @inline(__always) private func bucket(of n: Double, attribute: Int) -> Int {
+        min(
+            layoutCount[attribute] - 1,
+            max(0, Int(((n - layoutStart[attribute]) / layoutWidth[attribute]).rounded(.down))))
     }
 
     /// Adds `counts[id]` for each id of `ids`, one attribute's number ids of `segment` (ascending
@@ -288,19 +292,15 @@ final class FacetTally {
     ) -> Bool {
         let attribute = Int(attribute)
         var counted = false
-        let layoutCount = self.layoutCount[attribute]
-        guard layoutCount > 0 else {
+        guard layoutCount[attribute] > 0 else {
             for id in ids where counts[Int(id)] != 0 {
                 counted = true
                 addNumber(segment.number(id), attribute: attribute, count: counts[Int(id)])
             }
             return counted
         }
-        let start = layoutStart[attribute]
-        let width = layoutWidth[attribute]
         @inline(__always) func bucket(_ id: Int) -> Int {
-            // NumberBuckets.index(of:), the same arithmetic as addNumber.
-            min(layoutCount - 1, max(0, Int(((segment.number(UInt32(id)) - start) / width).rounded(.down))))
+            self.bucket(of: segment.number(UInt32(id)), attribute: attribute)
         }
         var low = Int(ids.lowerBound)
         let end = Int(ids.upperBound)

@@ -78,6 +78,7 @@ enum Ranker {
                         doc: doc, exact: exact, score: score, textScore: score, distance: nil, matchedGroups: all))
             }
         } else if !usableIndices.isEmpty {
+            // Several groups, any of which may match (mode .all took the intersection above).
             // Each group's matches come in document order: merge them, one cursor per group,
             // folding a document's groups as they meet (no sort; memory follows the matches).
             var lists = [(docs: [Int32], scores: [Float], weight: Float)]()
@@ -90,11 +91,7 @@ enum Ranker {
                 lists.append((matches.docs, matches.scores, group.weight))
                 exactLists.append(matches.docs.isEmpty ? [] : TextIndex.exactMatches(group.terms, in: snapshot))
             }
-            let all: UInt32 = usableIndices.count == 32 ? .max : (1 << UInt32(usableIndices.count)) - 1
-            // A group that matches nothing leaves nothing when every group must match.
-            if !(mode == .all && lists.contains { $0.docs.isEmpty }) {
-                text = merge(lists, exactLists: exactLists, all: mode == .all ? all : nil)
-            }
+            text = merge(lists, exactLists: exactLists)
         }
         var imageLists = [[(doc: Int32, distance: Float)]]()
         for print in prints {
@@ -132,12 +129,11 @@ enum Ranker {
         return ordered ? top(out, topK) : out.sorted { $0.doc < $1.doc }
     }
 
-    /// Merges groups' matches (each in document order) into candidates in document order, one
-    /// cursor per group, folding a document's groups as they meet; with `all`, only documents
-    /// every group matched. The lists are copied into flat buffers first, so the loop per
-    /// document reads memory and touches no reference counts.
+    /// Merges groups' matches (each in document order) into their union in document order, one
+    /// cursor per group, folding a document's groups as they meet. The lists are copied into
+    /// flat buffers first, so the loop per document reads memory and touches no reference counts.
     private static func merge(
-        _ lists: [(docs: [Int32], scores: [Float], weight: Float)], exactLists: [[Int32]], all: UInt32?
+        _ lists: [(docs: [Int32], scores: [Float], weight: Float)], exactLists: [[Int32]]
     ) -> [Candidate] {
         let count = lists.count
         let total = lists.reduce(0) { $0 + $1.docs.count }
@@ -175,7 +171,7 @@ enum Ranker {
             exactEnd[position] = exactAt
         }
         var out = [Candidate]()
-        out.reserveCapacity(all == nil ? total : lists.map(\.docs.count).min() ?? 0)
+        out.reserveCapacity(total)
         while true {
             var doc = Int32.max
             for position in 0..<count where cursor[position] < end[position] {
@@ -196,7 +192,6 @@ enum Ranker {
                 exactCursor[position] = e
                 if e < exactEnd[position] && exact[e] == doc { isExact = true }
             }
-            if let all, matched != all { continue }
             out.append(
                 Candidate(
                     doc: doc, exact: isExact, score: score, textScore: score, distance: nil, matchedGroups: matched))
