@@ -71,7 +71,11 @@ import Testing
         try tmux.send("Tab")
         for _ in 0..<row { try tmux.send("j") }
         try tmux.send("Space")
-        screen = try await tmux.waitFor("the category applied") { Self.total($0) == promised }
+        // The whole redraw, not only its first lines: a capture can land between a frame's rows
+        // (it did on a loaded CI machine).
+        screen = try await tmux.waitFor("the category applied") { screen in
+            Self.total(screen) == promised && Self.filterPane(screen).contains { $0.hasPrefix(" [x] \(category) ") }
+        }
         #expect(screen[2].contains("Filters: category \(category)"))
         #expect(Self.filterPane(screen).contains { $0.hasPrefix(" [x] \(category) ") })
         let artistsAfter = try #require(Self.count(of: "artist", in: screen))
