@@ -2,11 +2,16 @@ internal import Foundation
 
 /// Turns labels, query text and catalog fields into index terms, the same way for all three.
 ///
-/// The pipeline is: Unicode canonical decomposition, removal of combining marks (so `é` → `e`),
-/// a few letters without a decomposition (`ß` → `ss`, `ø` → `o`, `æ` → `ae`, …), lower-casing,
-/// splitting on anything that is not a letter or digit (apostrophes are dropped, so `don't` is
-/// one token), simple plural stemming (``stem(_:)``), and synonym mapping: every term of a
-/// synonym group becomes the group's first term.
+/// The pipeline is: Unicode compatibility decomposition (so `m²` is `m2`, `ﬁ` is `fi` and
+/// full-width letters are ASCII), removal of combining marks (so `é` → `e`), a few letters without
+/// a decomposition (`ß` → `ss`, `ø` → `o`, `æ` → `ae`, …), lower-casing, splitting on anything
+/// that is not a letter or digit, simple plural stemming (``stem(_:)``), and synonym mapping:
+/// every term of a synonym group becomes the group's first term.
+///
+/// An apostrophe inside a word joins it (`don't` → `dont`), and when three or more letters
+/// follow the first one they are a token too: French and Italian elide an article into the word
+/// (`l'appartement`, `dell'arte`), and a person looking for `appartement` means those as well;
+/// `O'Connor` is found as `connor`.
 public struct Analyzer: Sendable {
     private var canonical: [String: String] = [:]
 
@@ -49,24 +54,31 @@ public struct Analyzer: Sendable {
     public static func tokens(_ text: String) -> [String] {
         if let ascii = asciiTokens(text) { return ascii }
         var tokens = TokenWriter()
-        if text.unicodeScalars.contains(where: { $0.value >= ScalarFolds.tabled }) {
-            // Scripts past the table (CJK, Hangul syllables, emoji): the text decomposed once.
-            for part in text.decomposedStringWithCanonicalMapping.unicodeScalars {
-                tokens.add(ScalarFolds.fold(decomposed: part))
-            }
-            return tokens.finished()
-        }
         // Scalar by scalar: the decomposition of a string is its scalars' decompositions (then
         // combining marks reordered, and marks are dropped), so each scalar folds on its own,
         // from the table.
         let folds = ScalarFolds.shared
-        for scalar in text.unicodeScalars {
+        func add(_ scalar: Unicode.Scalar) {
             let fold = folds.fold(of: scalar)
             if case .mixed = fold {
                 for part in ScalarFolds.decomposed(scalar) { tokens.add(ScalarFolds.fold(decomposed: part)) }
             } else {
                 tokens.add(fold)
             }
+        }
+        if text.unicodeScalars.contains(where: { $0.value >= ScalarFolds.tabled }) {
+            // Scripts past the table (CJK, Hangul syllables, emoji, full-width forms): the text's
+            // canonical decomposition at once (Hangul syllables become tabled jamo), and only the
+            // scalars that may still have a compatibility form decomposed one by one.
+            for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars {
+                if ScalarFolds.hasNoCompatibilityForm(scalar) {
+                    tokens.add(ScalarFolds.fold(decomposed: scalar))
+                } else {
+                    add(scalar)
+                }
+            }
+        } else {
+            for scalar in text.unicodeScalars { add(scalar) }
         }
         return tokens.finished()
     }
@@ -75,24 +87,17 @@ public struct Analyzer: Sendable {
     private static func asciiTokens(_ text: String) -> [String]? {
         var text = text
         return text.withUTF8 { bytes -> [String]? in
-            var out = [String]()
-            var current = [UInt8]()
-            current.reserveCapacity(16)
+            var tokens = TokenWriter()
             for b in bytes {
                 if b >= 0x80 { return nil }
                 switch b {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): current.append(b)
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"): current.append(b + 32)
-                case UInt8(ascii: "'"): continue
-                default:
-                    if !current.isEmpty {
-                        out.append(String(decoding: current, as: UTF8.self))
-                        current.removeAll(keepingCapacity: true)
-                    }
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): tokens.add(letter: b)
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): tokens.add(letter: b + 32)
+                case UInt8(ascii: "'"): tokens.add(.apostrophe)
+                default: tokens.add(.separator)
                 }
             }
-            if !current.isEmpty { out.append(String(decoding: current, as: UTF8.self)) }
-            return out
+            return tokens.finished()
         }
     }
 
@@ -127,15 +132,27 @@ public struct Analyzer: Sendable {
 private struct TokenWriter {
     private var out = [String]()
     private var current = [UInt8]()
+    /// Where the letters after the current token's first apostrophe start, if it has one.
+    private var afterApostrophe: Int?
+
+    /// Letters after an apostrophe that also make a token of their own (`l'eau` → `eau`).
+    static let elidedWordLength = 3
+
+    mutating func add(letter: UInt8) { current.append(letter) }
 
     mutating func add(_ fold: ScalarFolds.Fold) {
         switch fold {
         case .skip, .mixed: return
         case .letters(let bytes): current.append(contentsOf: bytes)
+        case .apostrophe: if !current.isEmpty && afterApostrophe == nil { afterApostrophe = current.count }
         case .separator:
             guard !current.isEmpty else { return }
             out.append(String(decoding: current, as: UTF8.self))
+            if let start = afterApostrophe, current.count - start >= Self.elidedWordLength {
+                out.append(String(decoding: current[start...], as: UTF8.self))
+            }
             current.removeAll(keepingCapacity: true)
+            afterApostrophe = nil
         }
     }
 
@@ -152,8 +169,10 @@ private struct TokenWriter {
 struct ScalarFolds: Sendable {
     /// What one scalar adds to the tokens.
     enum Fold {
-        /// Nothing (a combining mark, an apostrophe).
+        /// Nothing (a combining mark).
         case skip
+        /// An apostrophe: nothing, but the letters after it may be a token too.
+        case apostrophe
         /// A break between tokens.
         case separator
         /// These bytes (UTF-8, folded and lower-cased) to the current token.
@@ -166,7 +185,7 @@ struct ScalarFolds: Sendable {
     static let tabled = 0x3000
 
     /// Per tabled scalar: where its bytes start in `bytes` (and end, at the next one's start),
-    /// and its kind: 0 letters, 1 skip, 2 separator, 3 mixed.
+    /// and its kind: 0 letters, 1 skip, 2 separator, 3 mixed, 4 apostrophe.
     private let start: [UInt32]
     private let kind: [UInt8]
     private let bytes: [UInt8]
@@ -185,20 +204,23 @@ struct ScalarFolds: Sendable {
             }
             var letters = [UInt8]()
             var separators = 0
+            var apostrophes = 0
             for part in Self.decomposed(scalar) {
                 switch Self.fold(decomposed: part) {
                 case .letters(let folded): letters += folded
                 case .separator: separators += 1
+                case .apostrophe: apostrophes += 1
                 case .skip, .mixed: continue
                 }
             }
-            switch (letters.isEmpty, separators) {
-            case (true, 0): kind.append(1)
-            case (true, _): kind.append(2)
-            case (false, 0):
+            switch (letters.isEmpty, separators, apostrophes) {
+            case (true, 0, 0): kind.append(1)
+            case (true, 0, _): kind.append(4)
+            case (true, _, _): kind.append(2)
+            case (false, 0, 0):
                 kind.append(0)
                 bytes += letters
-            case (false, _): kind.append(3)
+            case (false, _, _): kind.append(3)
             }
         }
         start.append(UInt32(bytes.count))
@@ -214,20 +236,33 @@ struct ScalarFolds: Sendable {
         switch kind[value] {
         case 0: return .letters(bytes[Int(start[value])..<Int(start[value + 1])])
         case 1: return .skip
+        case 4: return .apostrophe
         case 2: return .separator
         default: return .mixed
         }
     }
 
-    /// The scalars of `scalar`'s canonical decomposition.
+    /// The scalars of `scalar`'s compatibility decomposition, except for vulgar fractions: `½`
+    /// would become digits around a fraction slash, and `2½` the tokens `21` and `2`.
     static func decomposed(_ scalar: Unicode.Scalar) -> String.UnicodeScalarView {
-        scalar.value < 0x80
-            ? String(scalar).unicodeScalars : String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars
+        if scalar.value < 0x80 { return String(scalar).unicodeScalars }
+        let compatible = String(scalar).decomposedStringWithCompatibilityMapping.unicodeScalars
+        return compatible.contains("\u{2044}")
+            ? String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars : compatible
     }
 
-    /// How one scalar of decomposed text folds, from Unicode's tables: combining marks and
-    /// apostrophes add nothing, letters and digits their lower case (or ``Analyzer``'s spelling
-    /// of the special letters), anything else breaks the token.
+    /// Whether a scalar past the table is sure to be its own compatibility decomposition: the
+    /// unified ideographs, most of a CJK text, fold without asking Foundation one by one.
+    static func hasNoCompatibilityForm(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3400...0x4DBF, 0x4E00...0x9FFF, 0x20000...0x2A6DF: return true
+        default: return false
+        }
+    }
+
+    /// How one scalar of decomposed text folds, from Unicode's tables: combining marks add
+    /// nothing, apostrophes join, letters and digits add their lower case (or ``Analyzer``'s
+    /// spelling of the special letters), anything else breaks the token.
     static func fold(decomposed part: Unicode.Scalar) -> Fold {
         let p = part.properties
         if p.generalCategory == .nonspacingMark || p.generalCategory == .enclosingMark
@@ -235,7 +270,7 @@ struct ScalarFolds: Sendable {
         {
             return .skip
         }
-        if part == "'" || part == "\u{2019}" { return .skip }
+        if part == "'" || part == "\u{2019}" { return .apostrophe }
         if p.isAlphabetic || p.numericType != nil {
             return .letters(ArraySlice((Analyzer.special[part] ?? p.lowercaseMapping).utf8))
         }

@@ -2,11 +2,11 @@
 ///
 /// A segment is a header and a list of sections; every section is a flat array of one fixed-width
 /// little-endian scalar type, 16-byte aligned, so a reader uses it in place (a mapped file needs no
-/// parse). The header is the magic `VISEG005`, the section count (UInt32) and 4 bytes of padding,
+/// parse). The header is the magic `VISEG006`, the section count (UInt32) and 4 bytes of padding,
 /// then one 24-byte entry per section: key (UInt32), element size (UInt32), byte offset (UInt64)
 /// and element count (UInt64).
 enum SegmentFormat {
-    static let magic: [UInt8] = Array("VISEG005".utf8)
+    static let magic: [UInt8] = Array("VISEG006".utf8)
     static let headerSize = 16
     static let entrySize = 24
 

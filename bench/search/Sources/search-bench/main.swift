@@ -205,6 +205,21 @@ if arguments.count > 3 && arguments[3] == "capture-loop" {
     exit(0)
 }
 
+/// The values whose counts differ, facet by facet (at most five per facet), as "facet: value ours/peers".
+func facetDifferences(_ ours: [String: [String: Int]], _ peers: [String: [String: Int]]) -> String {
+    var lines = [String]()
+    for name in Set(ours.keys).union(peers.keys).sorted() {
+        let mine = ours[name] ?? [:]
+        let theirs = peers[name] ?? [:]
+        let differing = Set(mine.keys).union(theirs.keys).sorted().filter { mine[$0] != theirs[$0] }
+        for value in differing.prefix(5) {
+            lines.append("\(name): \(value) \(mine[value].map(String.init) ?? "-")/\(theirs[value].map(String.init) ?? "-")")
+        }
+        if differing.count > 5 { lines.append("\(name): \(differing.count - 5) more values differ") }
+    }
+    return lines.joined(separator: "; ")
+}
+
 var hits = 0
 try measure("sheet query (labels, limit 10)", rounds: rounds, { i in
     hits += try engine.query(QueryRequest(descriptor: descriptors[i])).count
@@ -243,7 +258,7 @@ if let data = FileManager.default.contents(atPath: peerFacetsPath),
 {
     var equal = 0
     var relaxed = 0
-    var firstDifference: String?
+    var differences = [String]()
     for (i, session) in sessions.enumerated() {
         // Every value, not the first hundred a facet lists by default.
         let state = try engine.search(
@@ -258,12 +273,12 @@ if let data = FileManager.default.contents(atPath: peerFacetsPath),
         }
         if ours == peerFacets[i] {
             equal += 1
-        } else if firstDifference == nil {
-            firstDifference = "query \(i): ours \(ours) vs the peers' \(peerFacets[i])"
+        } else if differences.count < 5 {
+            differences.append("query \(i) \(session.labels.map(\.text)): " + facetDifferences(ours, peerFacets[i]))
         }
     }
     print("facets equal to the peers' on \(equal) of \(sessions.count - relaxed) searches (\(relaxed) relaxed, not compared)")
-    if let firstDifference { print("  first difference: \(firstDifference)") }
+    for difference in differences { print("  differs: \(difference)") }
 }
 
 try measure("search page 1 + facets", rounds: rounds, { i in
