@@ -1,3 +1,6 @@
+internal import Dispatch
+internal import Foundation
+
 extension SearchEngine {
     /// The most values a facet lists when the request does not say.
     public static let defaultFacetValues = 100
@@ -13,8 +16,10 @@ extension SearchEngine {
     /// - Parameter candidates: Documents in ascending order, or `nil` for every live document:
     ///   then counts the snapshot keeps are used where a facet's own selection is the only
     ///   constraint, and otherwise the documents are read column by column.
+    /// - Parameter splitFrom: How many pairs to count make it worth two cores.
     static func facets(
-        _ snapshot: CatalogSnapshot, candidates: [Candidate]?, constraints: Constraints, request: SearchRequest
+        _ snapshot: CatalogSnapshot, candidates: [Candidate]?, constraints: Constraints, request: SearchRequest,
+        splitFrom: Int = pairsWorthASecondCore
     ) -> [Facet] {
         let numbering = snapshot.numbering
         if candidates == nil && constraints.isEmpty {
@@ -24,45 +29,82 @@ extension SearchEngine {
         if constraints.isEmpty, let candidates, candidates.count * 2 > snapshot.count {
             // Most live documents are hits (a very common label): count the few that are not and
             // take them from the snapshot's own totals, so the cost follows the smaller side.
-            let missing = complementCounts(of: candidates, in: snapshot, numbering: numbering)
+            let missing = tally(
+                complement(of: candidates, in: snapshot), in: snapshot, constraints: constraints, splitFrom: splitFrom)
             return facets(
-                snapshot.everythingCounts.subtracting(missing), seen: nil, numbering: numbering,
+                snapshot.everythingCounts.subtracting(missing.counts), seen: nil, numbering: numbering,
                 constraints: constraints, request: request)
         }
-        let tally = FacetTally(numbering)
         let docs = candidates.map { $0.map(\.doc) } ?? snapshot.liveDocs()
-        // Documents come in ascending order: count them a segment at a time, with that segment's
-        // compiled constraints and number maps at hand.
-        snapshot.forEachSegmentRun(of: docs, doc: { $0 }) { si, run in
-            count(
-                run, base: snapshot.bases[si], segment: snapshot.segments[si], numbers: numbering.segmentNumbers[si],
-                constraints: constraints, tally: tally)
-        }
-        return facets(tally.counts, seen: tally.seen, numbering: numbering, constraints: constraints, request: request)
+        let counted = tally(docs, in: snapshot, constraints: constraints, splitFrom: splitFrom)
+        return facets(
+            counted.counts, seen: counted.seen, numbering: numbering, constraints: constraints, request: request)
     }
 
-    /// The counts of the live documents that are not among `candidates` (ascending).
-    private static func complementCounts(
-        of candidates: [Candidate], in snapshot: CatalogSnapshot, numbering: FacetNumbering
-    ) -> FacetCounts {
+    /// The disjunctive counts of `docs` (ascending).
+    private static func tally(
+        _ docs: [Int32], in snapshot: CatalogSnapshot, constraints: Constraints, splitFrom: Int
+    ) -> FacetTally {
+        let numbering = snapshot.numbering
+        // Documents come in ascending order: count them a segment at a time, with that segment's
+        // compiled constraints and number maps at hand.
+        func count(_ docs: ArraySlice<Int32>, into tally: FacetTally) {
+            snapshot.forEachSegmentRun(of: docs, doc: { $0 }) { si, run in
+                Self.count(
+                    run, base: snapshot.bases[si], segment: snapshot.segments[si],
+                    numbers: numbering.segmentNumbers[si], constraints: constraints, tally: tally)
+            }
+        }
         let tally = FacetTally(numbering)
+        guard countsInHalves(docs.count, in: snapshot, splitFrom: splitFrom) else {
+            count(docs[...], into: tally)
+            return tally
+        }
+        // Many pairs to count: each half of the documents into its own tally on its own core,
+        // then one tally added to the other (a pass over the value numbers, not the pairs).
+        let other = FacetTally(numbering)
+        let middle = docs.count / 2
+        // Each half writes only its own tally; the snapshot and constraints are only read.
+        nonisolated(unsafe) let halves = [
+            { count(docs[..<middle], into: tally) }, { count(docs[middle...], into: other) },
+        ]
+        DispatchQueue.concurrentPerform(iterations: 2) { halves[$0]() }
+        tally.add(other)
+        return tally
+    }
+
+    /// The live documents that are not among `candidates` (both ascending).
+    private static func complement(of candidates: [Candidate], in snapshot: CatalogSnapshot) -> [Int32] {
+        var out = [Int32]()
+        out.reserveCapacity(max(0, snapshot.count - candidates.count))
         var next = 0
-        var missing = [Int]()
         for (si, segment) in snapshot.segments.enumerated() {
             let base = snapshot.bases[si]
             let deleted = snapshot.deletes[si]
-            missing.removeAll(keepingCapacity: true)
             for local in 0..<segment.count {
                 let doc = base + Int32(local)
                 while next < candidates.count && candidates[next].doc < doc { next += 1 }
                 if next < candidates.count && candidates[next].doc == doc { continue }
                 if deleted.count > 0 && deleted.contains(local) { continue }
-                missing.append(local)
+                out.append(doc)
             }
-            tally.addDocuments(missing, of: segment, numbering.segmentNumbers[si])
         }
-        return tally.counts
+        return out
     }
+
+    /// Whether counting `documents` of `snapshot` pays for splitting across two cores: when their
+    /// pairs are many more than a tally's value numbers (which the merge reads) and the machine
+    /// has a second core.
+    private static func countsInHalves(_ documents: Int, in snapshot: CatalogSnapshot, splitFrom: Int) -> Bool {
+        guard Self.processors > 1 || splitFrom == 0 else { return false }
+        let pairsPerDocument = snapshot.segments.reduce(0) { $0 + $1.pairValue.count } / max(snapshot.count, 1)
+        return documents * (pairsPerDocument + 2) >= splitFrom
+    }
+
+    /// Pairs counted below which a second core costs more (its wake-up, a second tally and the
+    /// merge) than it saves; chosen on the shop and sparse catalogs.
+    static let pairsWorthASecondCore = 200_000
+    private static let processors = ProcessInfo.processInfo.activeProcessorCount
 
     /// Adds one segment's documents to the disjunctive counts.
     private static func count(

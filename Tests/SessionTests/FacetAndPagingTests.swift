@@ -140,6 +140,36 @@ enum RandomCatalog {
         #expect(compared > 100)
     }
 
+    @Test func countingInTwoHalvesAnswersAsCountingInOne() throws {
+        // Over many pairs the counts are made in two halves on two cores and added: the same
+        // facets as one pass, with constraints, without, and as the catalog less the non-hits.
+        let engine = SearchEngine(entities: RandomCatalog.entities(900, seed: 13))
+        try engine.upsert(RandomCatalog.entities(60, seed: 14, idPrefix: "n"))
+        try engine.delete((0..<40).map { EntityRef(type: "album", id: "e\($0)") })
+        let snapshot = engine.snapshot
+        #expect(snapshot.segments.count > 1)
+        let live = snapshot.liveDocs()
+        var rng = SplitMix64(state: 77)
+        for round in 0..<60 {
+            let r = round % 4 == 0 ? SearchRequest(sessionID: "s") : randomRequest("s", &rng)
+            let constraints = Constraints(
+                types: Set(r.entityTypes), categories: r.categories, filters: r.filters, expression: r.filterExpression)
+            // Every live document, all of them as hits, most of them (the complement's path),
+            // half of them, a few.
+            let kept: [(Int) -> Bool] = [{ _ in true }, { $0 % 7 != 1 }, { $0 % 2 == 0 }, { $0 % 7 == 1 }]
+            let keeps = kept[round % kept.count]
+            let candidates: [Candidate]? =
+                round % 5 == 0
+                ? nil : live.enumerated().filter { keeps($0.offset) }.map { Candidate(everything: $0.element) }
+            let split = SearchEngine.facets(
+                snapshot, candidates: candidates, constraints: constraints, request: r, splitFrom: 0)
+            let whole = SearchEngine.facets(
+                snapshot, candidates: candidates, constraints: constraints, request: r, splitFrom: .max)
+            #expect(split == whole, "round \(round)")
+            #expect(!whole.isEmpty)
+        }
+    }
+
     @Test(arguments: ["item", "red", "song", "17"])
     func facetCountsOfALabelOnLiveUpdatedSnapshotsEqualABruteForceRecount(label: String) throws {
         // "item" is in every title: most hits are counted as the catalog less the non-hits. "17"

@@ -240,6 +240,20 @@ final class FacetTally {
             textNumbers: textNumbers)
     }
 
+    /// Adds another tally of the same numbering (counted over other documents) to this one.
+    func add(_ other: FacetTally) {
+        for (mine, theirs) in [
+            (types, other.types), (categories, other.categories), (values, other.values),
+            (buckets, other.buckets),
+        ] {
+            for i in mine.indices { mine[i] &+= theirs[i] }
+        }
+        for i in seen.indices where other.seen[i] { seen[i] = true }
+        for (attribute, labels) in other.textNumbers {
+            for (label, count) in labels { textNumbers[attribute, default: [:]][label, default: 0] &+= count }
+        }
+    }
+
     /// Counts the document's type.
     @inline(__always) func addType(_ doc: Int, of segment: Segment, _ numbers: SegmentNumbers, sign: Int32 = 1) {
         types[Int(numbers.types[Int(segment.docType[doc])])] &+= sign
