@@ -170,6 +170,34 @@ enum RandomCatalog {
         }
     }
 
+    @Test func matchingInTwoHalvesAnswersAsMatchingInOne() throws {
+        // Labels that must all match, over many documents, are matched in the lower and upper
+        // half of the document numbers on two cores: the same candidates, scores and exact hits,
+        // in the same order, over segments with delete bits.
+        let engine = SearchEngine(entities: RandomCatalog.entities(900, seed: 17))
+        try engine.upsert(RandomCatalog.entities(60, seed: 18, idPrefix: "n"))
+        try engine.delete((0..<40).map { EntityRef(type: "album", id: "e\($0 * 3)") })
+        let snapshot = engine.snapshot
+        #expect(snapshot.segments.count > 1)
+        let analyzer = Analyzer()
+        for labels in [["item"], ["red", "item"], ["song"], ["live", "item", "17"], ["blue"], ["nothing"]] {
+            let groups = labels.map { TextGroup(display: $0, terms: analyzer.terms($0), weight: 1) }
+            for ordered in [false, true] {
+                func rank(splitFrom: Int) -> [Candidate] {
+                    Ranker.rank(
+                        snapshot, groups: groups, mode: .all, prints: [], maxDistance: nil, imageLimit: 0,
+                        topK: ordered ? 25 : nil, ordered: ordered, splitFrom: splitFrom) ?? []
+                }
+                let split = rank(splitFrom: 0)
+                let whole = rank(splitFrom: .max)
+                #expect(split.map(\.doc) == whole.map(\.doc), "\(labels)")
+                #expect(split.map(\.score) == whole.map(\.score), "\(labels)")
+                #expect(split.map(\.exact) == whole.map(\.exact), "\(labels)")
+                if labels != ["nothing"] { #expect(!whole.isEmpty, "\(labels)") }
+            }
+        }
+    }
+
     @Test(arguments: ["item", "red", "song", "17"])
     func facetCountsOfALabelOnLiveUpdatedSnapshotsEqualABruteForceRecount(label: String) throws {
         // "item" is in every title: most hits are counted as the catalog less the non-hits. "17"

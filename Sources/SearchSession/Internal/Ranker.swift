@@ -1,3 +1,6 @@
+internal import Dispatch
+internal import Foundation
+
 /// One matching document with everything the ranking and the display need.
 struct Candidate: Sendable {
     var doc: Int32
@@ -47,9 +50,11 @@ enum Ranker {
     /// - Returns: Candidates, best first: exact hits, then score, then document number (only the
     ///   best `topK` when given), or in document order when not `ordered`. `nil` when there was
     ///   nothing to match on (no groups, no prints), so the caller can browse instead.
+    /// - Parameter splitFrom: The rarest term's documents from which matching every group is
+    ///   worth two cores.
     static func rank(
         _ snapshot: CatalogSnapshot, groups: [TextGroup], mode: Mode, prints: [FeaturePrint], maxDistance: Float?,
-        imageLimit: Int, topK: Int? = nil, ordered: Bool = true
+        imageLimit: Int, topK: Int? = nil, ordered: Bool = true, splitFrom: Int = matchesWorthASecondCore
     ) -> [Candidate]? {
         let usableIndices = usableGroups(groups)
         if usableIndices.isEmpty && prints.isEmpty { return nil }
@@ -59,23 +64,24 @@ enum Ranker {
             // intersection of all their terms gives the candidates, in document order, with no
             // runs to fold.
             let used = usableIndices.map { groups[$0] }
-            let matches = TextIndex.matchEvery(used.map { ($0.terms, $0.weight) }, in: snapshot)
-            let exactLists = used.map { matches.docs.isEmpty ? [] : TextIndex.exactMatches($0.terms, in: snapshot) }
-            var cursors = [Int](repeating: 0, count: used.count)
-            let all: UInt32 = used.count == 32 ? .max : (1 << UInt32(used.count)) - 1
-            text.reserveCapacity(matches.docs.count)
-            for (k, doc) in matches.docs.enumerated() {
-                var exact = false
-                for (position, list) in exactLists.enumerated() {
-                    var cursor = cursors[position]
-                    while cursor < list.count && list[cursor] < doc { cursor += 1 }
-                    cursors[position] = cursor
-                    if cursor < list.count && list[cursor] == doc { exact = true }
+            let rarest = used.flatMap(\.terms).map { TextIndex.documentFrequency($0, in: snapshot) }.min() ?? 0
+            if rarest >= splitFrom && (processors > 1 || splitFrom == 0) {
+                // Many matches to score: the lower and the upper half of the document numbers on
+                // two cores, then one after the other (still in document order).
+                let middle = snapshot.bases.last.map { $0 + Int32(snapshot.segments.last!.count) / 2 } ?? 0
+                let ranges = [Int32.min..<middle, middle..<Int32.max]
+                // Each half writes only its own slot; the snapshot is only read.
+                nonisolated(unsafe) let halves = filledBuffer(2, [Candidate]())
+                defer {
+                    _ = halves.deinitialize()
+                    halves.baseAddress?.deallocate()
                 }
-                let score = matches.scores[k]
-                text.append(
-                    Candidate(
-                        doc: doc, exact: exact, score: score, textScore: score, distance: nil, matchedGroups: all))
+                DispatchQueue.concurrentPerform(iterations: 2) { half in
+                    halves[half] = allGroupsMatches(used, in: snapshot, range: ranges[half])
+                }
+                text = halves[0] + halves[1]
+            } else {
+                text = allGroupsMatches(used, in: snapshot, range: Int32.min..<Int32.max)
             }
         } else if !usableIndices.isEmpty {
             // Several groups, any of which may match (mode .all took the intersection above).
@@ -128,6 +134,47 @@ enum Ranker {
         }
         return ordered ? top(out, topK) : out.sorted { $0.doc < $1.doc }
     }
+
+    /// The documents in `range` that match every one of `groups`, in document order.
+    private static func allGroupsMatches(_ groups: [TextGroup], in snapshot: CatalogSnapshot, range: Range<Int32>)
+        -> [Candidate]
+    {
+        let matches = TextIndex.matchEvery(groups.map { ($0.terms, $0.weight) }, in: snapshot, range: range)
+        if matches.docs.isEmpty { return [] }
+        let exactLists = groups.map { TextIndex.exactMatches($0.terms, in: snapshot) }
+        // Each exact list from its first document in the range (a binary search).
+        var cursors = exactLists.map { list in
+            var low = 0
+            var high = list.count
+            while low < high {
+                let mid = (low + high) >> 1
+                if list[mid] < range.lowerBound { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+        let all: UInt32 = groups.count == 32 ? .max : (1 << UInt32(groups.count)) - 1
+        var out = [Candidate]()
+        out.reserveCapacity(matches.docs.count)
+        for (k, doc) in matches.docs.enumerated() {
+            var exact = false
+            for (position, list) in exactLists.enumerated() {
+                var cursor = cursors[position]
+                while cursor < list.count && list[cursor] < doc { cursor += 1 }
+                cursors[position] = cursor
+                if cursor < list.count && list[cursor] == doc { exact = true }
+            }
+            let score = matches.scores[k]
+            out.append(
+                Candidate(doc: doc, exact: exact, score: score, textScore: score, distance: nil, matchedGroups: all))
+        }
+        return out
+    }
+
+    /// The rarest term's documents from which matching every group is split across two cores:
+    /// below it, the second core's wake-up costs more than half the matching saves (chosen on
+    /// the shop and sparse catalogs).
+    static let matchesWorthASecondCore = 16_384
+    private static let processors = ProcessInfo.processInfo.activeProcessorCount
 
     /// Merges groups' matches (each in document order) into their union in document order, one
     /// cursor per group, folding a document's groups as they meet. The lists are copied into

@@ -31,15 +31,21 @@ enum TextIndex {
 
     /// The inverse document frequency of a term across the snapshot (0 for unknown terms).
     static func idf(_ term: String, in snapshot: CatalogSnapshot) -> Float {
+        let df = documentFrequency(term, in: snapshot)
+        guard df > 0 else { return 0 }
+        let n = Float(snapshot.documentCount)
+        return log(1 + (n - Float(df) + 0.5) / (Float(df) + 0.5))
+    }
+
+    /// How many documents of the snapshot's segments have `term` (deleted ones included).
+    static func documentFrequency(_ term: String, in snapshot: CatalogSnapshot) -> Int {
         var df = 0
         for segment in snapshot.segments {
             if let number = segment.term(term) {
                 df += Int(segment.postingStart[number + 1] - segment.postingStart[number])
             }
         }
-        guard df > 0 else { return 0 }
-        let n = Float(snapshot.documentCount)
-        return log(1 + (n - Float(df) + 0.5) / (Float(df) + 0.5))
+        return df
     }
 
     /// Live documents containing every one of `terms`, ascending, with their BM25F scores.
@@ -58,9 +64,12 @@ enum TextIndex {
     /// dropped as they come. A group's terms are summed shortest list first, then the groups in
     /// order, so a score is the same to the last bit as group-by-group matching would make it.
     ///
-    /// - Parameter groups: Analyzed terms (repeats within a group count once) and weights.
+    /// - Parameters:
+    ///   - groups: Analyzed terms (repeats within a group count once) and weights.
+    ///   - range: The snapshot document numbers to match in (scores do not depend on it).
     static func matchEvery(
-        _ groups: [(terms: [String], weight: Float)], in snapshot: CatalogSnapshot
+        _ groups: [(terms: [String], weight: Float)], in snapshot: CatalogSnapshot,
+        range: Range<Int32> = Int32.min..<Int32.max
     ) -> (docs: [Int32], scores: [Float]) {
         var terms = [String]()
         var groupTerms = [[Int]]()
@@ -100,6 +109,8 @@ enum TextIndex {
         for (position, idf) in idfs.enumerated() { termIDF[position] = idf }
         for (group, weight) in groups.map(\.weight).enumerated() { weights[group] = weight }
         for (si, segment) in snapshot.segments.enumerated() {
+            let base = snapshot.bases[si]
+            guard range.lowerBound < base + Int32(segment.count), range.upperBound > base else { continue }
             var found = 0
             for term in terms {
                 guard let number = segment.term(term) else { break }
@@ -120,7 +131,6 @@ enum TextIndex {
                 }
                 sumEnds[group] = end
             }
-            let base = snapshot.bases[si]
             let deleted = snapshot.deletes[si]
             let checkDeleted = deleted.count > 0
             for position in 0..<termCount { cursors[position] = 0 }
@@ -128,7 +138,19 @@ enum TextIndex {
             let driverDocs = listDocs[driver]
             let driverFrequencies = listFrequencies[driver]
             let driverIDF = termIDF[driver]
-            outer: for k in 0..<driverDocs.count {
+            /// The first driver posting at or past snapshot document `doc`.
+            func driverPosition(_ doc: Int32) -> Int {
+                if doc <= base { return 0 }
+                let local = UInt32(clamping: Int64(doc) - Int64(base))
+                var low = 0
+                var high = driverDocs.count
+                while low < high {
+                    let mid = (low + high) >> 1
+                    if driverDocs[mid] < local { low = mid + 1 } else { high = mid }
+                }
+                return low
+            }
+            outer: for k in driverPosition(range.lowerBound)..<driverPosition(range.upperBound) {
                 let d = driverDocs[k]
                 if checkDeleted && deleted.contains(Int(d)) { continue }
                 contributions[driver] = saturate(driverFrequencies[k]) * driverIDF
