@@ -29,65 +29,91 @@ extension SearchEngine {
         if constraints.isEmpty, let candidates, candidates.count * 2 > snapshot.count {
             // Most live documents are hits (a very common label): count the few that are not and
             // take them from the snapshot's own totals, so the cost follows the smaller side.
-            let missing = tally(
-                complement(of: candidates, in: snapshot), in: snapshot, constraints: constraints, splitFrom: splitFrom)
+            // Each half of the document numbers finds its own non-hits.
+            let split = countsInHalves(snapshot.count - candidates.count, in: snapshot, splitFrom: splitFrom)
+            let middle = snapshot.bases.last.map { $0 + Int32(snapshot.segments.last!.count) / 2 } ?? 0
+            let ranges = split ? [Int32.min..<middle, middle..<Int32.max] : [Int32.min..<Int32.max]
+            let missing = tallied(snapshot, parts: ranges.count) { part, tally in
+                let docs = complement(of: candidates, in: snapshot, range: ranges[part])
+                count(docs[...], in: snapshot, constraints: constraints, into: tally)
+            }
             return facets(
                 snapshot.everythingCounts.subtracting(missing.counts), seen: nil, numbering: numbering,
                 constraints: constraints, request: request)
         }
         let docs = candidates.map { $0.map(\.doc) } ?? snapshot.liveDocs()
-        let counted = tally(docs, in: snapshot, constraints: constraints, splitFrom: splitFrom)
+        let middle = docs.count / 2
+        let halves = [docs[..<middle], docs[middle...]]
+        let split = countsInHalves(docs.count, in: snapshot, splitFrom: splitFrom)
+        let counted = tallied(snapshot, parts: split ? 2 : 1) { part, tally in
+            count(split ? halves[part] : docs[...], in: snapshot, constraints: constraints, into: tally)
+        }
         return facets(
             counted.counts, seen: counted.seen, numbering: numbering, constraints: constraints, request: request)
     }
 
-    /// The disjunctive counts of `docs` (ascending).
-    private static func tally(
-        _ docs: [Int32], in snapshot: CatalogSnapshot, constraints: Constraints, splitFrom: Int
+    /// One tally made by `work`, or by two parts of it (0 and 1) on two cores, each into its own
+    /// tally, then added (a pass over the value numbers, not the pairs).
+    private static func tallied(
+        _ snapshot: CatalogSnapshot, parts: Int, _ work: (_ part: Int, _ tally: FacetTally) -> Void
     ) -> FacetTally {
-        let numbering = snapshot.numbering
-        // Documents come in ascending order: count them a segment at a time, with that segment's
-        // compiled constraints and number maps at hand.
-        func count(_ docs: ArraySlice<Int32>, into tally: FacetTally) {
-            snapshot.forEachSegmentRun(of: docs, doc: { $0 }) { si, run in
-                Self.count(
-                    run, base: snapshot.bases[si], segment: snapshot.segments[si],
-                    numbers: numbering.segmentNumbers[si], constraints: constraints, tally: tally)
-            }
+        let tallies = (0..<parts).map { _ in FacetTally(snapshot.numbering) }
+        if parts == 1 {
+            work(0, tallies[0])
+        } else {
+            // Each part writes only its own tally; the snapshot and the candidates are only read.
+            nonisolated(unsafe) let work = work
+            nonisolated(unsafe) let tallies = tallies
+            DispatchQueue.concurrentPerform(iterations: parts) { work($0, tallies[$0]) }
+            for other in tallies.dropFirst() { tallies[0].add(other) }
         }
-        let tally = FacetTally(numbering)
-        guard countsInHalves(docs.count, in: snapshot, splitFrom: splitFrom) else {
-            count(docs[...], into: tally)
-            return tally
-        }
-        // Many pairs to count: each half of the documents into its own tally on its own core,
-        // then one tally added to the other (a pass over the value numbers, not the pairs).
-        let other = FacetTally(numbering)
-        let middle = docs.count / 2
-        // Each half writes only its own tally; the snapshot and constraints are only read.
-        nonisolated(unsafe) let halves = [
-            { count(docs[..<middle], into: tally) }, { count(docs[middle...], into: other) },
-        ]
-        DispatchQueue.concurrentPerform(iterations: 2) { halves[$0]() }
-        tally.add(other)
-        return tally
+        return tallies[0]
     }
 
-    /// The live documents that are not among `candidates` (both ascending).
-    private static func complement(of candidates: [Candidate], in snapshot: CatalogSnapshot) -> [Int32] {
+    /// Adds the disjunctive counts of `docs` (ascending) to `tally`: a segment at a time, with that
+    /// segment's compiled constraints and number maps at hand.
+    private static func count(
+        _ docs: ArraySlice<Int32>, in snapshot: CatalogSnapshot, constraints: Constraints, into tally: FacetTally
+    ) {
+        snapshot.forEachSegmentRun(of: docs, doc: { $0 }) { si, run in
+            Self.count(
+                run, base: snapshot.bases[si], segment: snapshot.segments[si],
+                numbers: snapshot.numbering.segmentNumbers[si], constraints: constraints, tally: tally)
+        }
+    }
+
+    /// The live documents in `range` that are not among `candidates` (both ascending): the gaps
+    /// between consecutive candidates, less deleted documents.
+    private static func complement(
+        of candidates: [Candidate], in snapshot: CatalogSnapshot, range: Range<Int32>
+    ) -> [Int32] {
         var out = [Int32]()
-        out.reserveCapacity(max(0, snapshot.count - candidates.count))
-        var next = 0
+        var next = candidates.partitionPoint { $0.doc >= range.lowerBound }
+        let last = candidates[next...].partitionPoint { $0.doc >= range.upperBound }
+        let documents = snapshot.bases.last.map { Int64($0) + Int64(snapshot.segments.last!.count) } ?? 0
+        let width = min(Int64(range.upperBound), documents) - max(Int64(range.lowerBound), 0)
+        out.reserveCapacity(max(0, Int(width) - (last - next)))
         for (si, segment) in snapshot.segments.enumerated() {
             let base = snapshot.bases[si]
+            let start = max(base, range.lowerBound)
+            let end = Int32(clamping: min(Int64(base) + Int64(segment.count), Int64(range.upperBound)))
+            guard start < end else { continue }
             let deleted = snapshot.deletes[si]
-            for local in 0..<segment.count {
-                let doc = base + Int32(local)
-                while next < candidates.count && candidates[next].doc < doc { next += 1 }
-                if next < candidates.count && candidates[next].doc == doc { continue }
-                if deleted.count > 0 && deleted.contains(local) { continue }
-                out.append(doc)
+            func addGap(_ gap: Range<Int32>) {
+                if deleted.count == 0 {
+                    for doc in gap { out.append(doc) }  // a plain loop: append(contentsOf:) of a range copies slower
+                } else {
+                    for doc in gap where !deleted.contains(Int(doc - base)) { out.append(doc) }
+                }
             }
+            var doc = start
+            while next < candidates.count && candidates[next].doc < end {
+                let hit = candidates[next].doc
+                if hit >= doc { addGap(doc..<hit) }
+                doc = max(doc, hit + 1)
+                next += 1
+            }
+            addGap(doc..<end)
         }
         return out
     }

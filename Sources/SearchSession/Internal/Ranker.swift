@@ -141,31 +141,35 @@ enum Ranker {
     {
         let matches = TextIndex.matchEvery(groups.map { ($0.terms, $0.weight) }, in: snapshot, range: range)
         if matches.docs.isEmpty { return [] }
-        let exactLists = groups.map { TextIndex.exactMatches($0.terms, in: snapshot) }
-        // Each exact list from its first document in the range (a binary search).
-        var cursors = exactLists.map { list in
-            var low = 0
-            var high = list.count
-            while low < high {
-                let mid = (low + high) >> 1
-                if list[mid] < range.lowerBound { low = mid + 1 } else { high = mid }
+        // Which matches are exact hits of some group: each exact list walked beside the matches
+        // once (both ascending), from its first document in the range.
+        var exact = [Bool](repeating: false, count: matches.docs.count)
+        exact.withUnsafeMutableBufferPointer { exact in
+            matches.docs.withUnsafeBufferPointer { docs in
+                for group in groups {
+                    let list = TextIndex.exactMatches(group.terms, in: snapshot)
+                    var at = list.partitionPoint { $0 >= range.lowerBound }
+                    var k = 0
+                    while at < list.count && k < docs.count {
+                        if list[at] < docs[k] {
+                            at += 1
+                        } else {
+                            if list[at] == docs[k] { exact[k] = true }
+                            k += 1
+                        }
+                    }
+                }
             }
-            return low
         }
         let all: UInt32 = groups.count == 32 ? .max : (1 << UInt32(groups.count)) - 1
         var out = [Candidate]()
         out.reserveCapacity(matches.docs.count)
-        for (k, doc) in matches.docs.enumerated() {
-            var exact = false
-            for (position, list) in exactLists.enumerated() {
-                var cursor = cursors[position]
-                while cursor < list.count && list[cursor] < doc { cursor += 1 }
-                cursors[position] = cursor
-                if cursor < list.count && list[cursor] == doc { exact = true }
-            }
+        for k in matches.docs.indices {
             let score = matches.scores[k]
             out.append(
-                Candidate(doc: doc, exact: exact, score: score, textScore: score, distance: nil, matchedGroups: all))
+                Candidate(
+                    doc: matches.docs[k], exact: exact[k], score: score, textScore: score, distance: nil,
+                    matchedGroups: all))
         }
         return out
     }
@@ -286,12 +290,17 @@ enum Ranker {
         guard let k, candidates.count / 4 > k else { return sorted(candidates) }
         var kept = [Candidate]()
         kept.reserveCapacity(k + 1)
-        for candidate in candidates {
-            if kept.count == k, let worst = kept.last, !better(candidate, worst) { continue }
-            var position = kept.count
-            while position > 0 && better(candidate, kept[position - 1]) { position -= 1 }
-            kept.insert(candidate, at: position)
-            if kept.count > k { kept.removeLast() }
+        candidates.withUnsafeBufferPointer { candidates in
+            // Most candidates lose to the worst kept one: that comparison reads no array.
+            var worst: Candidate? = nil
+            for candidate in candidates {
+                if let worst, !better(candidate, worst) { continue }
+                var position = kept.count
+                while position > 0 && better(candidate, kept[position - 1]) { position -= 1 }
+                kept.insert(candidate, at: position)
+                if kept.count > k { kept.removeLast() }
+                if kept.count == k { worst = kept[k - 1] }
+            }
         }
         return kept
     }

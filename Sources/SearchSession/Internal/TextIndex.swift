@@ -142,13 +142,7 @@ enum TextIndex {
             func driverPosition(_ doc: Int32) -> Int {
                 if doc <= base { return 0 }
                 let local = UInt32(clamping: Int64(doc) - Int64(base))
-                var low = 0
-                var high = driverDocs.count
-                while low < high {
-                    let mid = (low + high) >> 1
-                    if driverDocs[mid] < local { low = mid + 1 } else { high = mid }
-                }
-                return low
+                return driverDocs.partitionPoint { $0 >= local }
             }
             outer: for k in driverPosition(range.lowerBound)..<driverPosition(range.upperBound) {
                 let d = driverDocs[k]

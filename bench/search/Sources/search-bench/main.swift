@@ -187,6 +187,18 @@ if arguments.count > 3 && arguments[3] == "search-loop" {
     exit(0)
 }
 
+if arguments.count > 5 && arguments[3] == "one-loop" {
+    // For profilers: one query's session search (its index in the queries file), many times.
+    let i = Int(arguments[4]) ?? 0
+    let session = SessionRecord(
+        id: "o\(i)", labels: descriptors[i].labels, prints: [], source: .camera, locale: "", pageSize: 20,
+        createdAtUnixMs: 0, expiresAtUnixMs: .max)
+    let start = ContinuousClock.now
+    let rounds = Int(arguments[5]) ?? 100
+    for _ in 0..<rounds { _ = try engine.search(session: session, request: SearchRequest(sessionID: session.id)) }
+    print("query \(i) \(queries[i].labels.map(\.text)): \((ContinuousClock.now - start) / rounds) per search")
+    exit(0)
+}
 if arguments.count > 3 && arguments[3] == "sheet-loop" {
     // For profilers: the sheet query, many times.
     for round in 0..<(arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10) {
