@@ -14,6 +14,28 @@ func releaseFreeMemory() {
     #endif
 }
 
+extension SearchEngine {
+    /// Bounds how much freed heap glibc keeps resident, for a long-running server: allocations
+    /// from 4 MiB are mapped on their own, and a heap's free top past 8 MiB goes back to the
+    /// system when a block is freed.
+    ///
+    /// By default glibc raises both thresholds as large blocks are freed (up to 32 and 64 MiB),
+    /// and `malloc_trim` does not shrink the top of a thread's own arena: building the index on
+    /// a worker thread then left 20–35 MiB of free memory resident on about one start in five.
+    /// Call it once, before opening the catalog.
+    public static func boundAllocatorRetention() {
+        #if canImport(Glibc)
+            typealias SetOption = @convention(c) (Int32, Int32) -> Int32
+            guard let symbol = dlsym(nil, "mallopt") else { return }
+            let mallopt = unsafeBitCast(symbol, to: SetOption.self)
+            let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD in <malloc.h>
+            let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD
+            _ = mallopt(mmapThreshold, 4 << 20)
+            _ = mallopt(trimThreshold, 8 << 20)
+        #endif
+    }
+}
+
 /// What opening a catalog found: for the operator's start-up lines.
 public struct CatalogOpening: Sendable {
     /// Entities in the catalog now.

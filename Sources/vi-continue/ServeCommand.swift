@@ -94,6 +94,7 @@ enum ServeCommand {
             return ExitCode.usage
         }
         raiseDescriptorLimit()
+        SearchEngine.boundAllocatorRetention()
 
         guard let reloadSeconds = Double(settings.value("reload-interval") ?? "2"), reloadSeconds >= 0 else {
             writeError("error: --reload-interval must be a number of seconds, 0 or more")
