@@ -171,28 +171,36 @@ enum RandomCatalog {
     }
 
     @Test func matchingInTwoHalvesAnswersAsMatchingInOne() throws {
-        // Labels that must all match, over many documents, are matched in the lower and upper
-        // half of the document numbers on two cores: the same candidates, scores and exact hits,
-        // in the same order, over segments with delete bits.
+        // Labels that must all match, or any of them, over many documents, are matched in the
+        // lower and upper half of the document numbers on two cores (each half keeping its best
+        // when that is all that is asked): the same candidates, scores, exact hits and matched
+        // labels, in the same order, over segments with delete bits.
         let engine = SearchEngine(entities: RandomCatalog.entities(900, seed: 17))
         try engine.upsert(RandomCatalog.entities(60, seed: 18, idPrefix: "n"))
         try engine.delete((0..<40).map { EntityRef(type: "album", id: "e\($0 * 3)") })
         let snapshot = engine.snapshot
         #expect(snapshot.segments.count > 1)
         let analyzer = Analyzer()
+        let cases: [(mode: Ranker.Mode, ordered: Bool, topK: Int?)] = [
+            (.all, false, nil), (.all, true, 25), (.all, true, nil), (.any, false, nil), (.any, true, 10),
+            (.any, true, 400), (.all, true, 300),
+        ]
         for labels in [["item"], ["red", "item"], ["song"], ["live", "item", "17"], ["blue"], ["nothing"]] {
-            let groups = labels.map { TextGroup(display: $0, terms: analyzer.terms($0), weight: 1) }
-            for ordered in [false, true] {
+            let groups = labels.enumerated().map { i, label in
+                TextGroup(display: label, terms: analyzer.terms(label), weight: 1 - Float(i) / 10)
+            }
+            for (mode, ordered, topK) in cases {
                 func rank(splitFrom: Int) -> [Candidate] {
                     Ranker.rank(
-                        snapshot, groups: groups, mode: .all, prints: [], maxDistance: nil, imageLimit: 0,
-                        topK: ordered ? 25 : nil, ordered: ordered, splitFrom: splitFrom) ?? []
+                        snapshot, groups: groups, mode: mode, prints: [], maxDistance: nil, imageLimit: 0,
+                        topK: topK, ordered: ordered, splitFrom: splitFrom) ?? []
                 }
                 let split = rank(splitFrom: 0)
                 let whole = rank(splitFrom: .max)
-                #expect(split.map(\.doc) == whole.map(\.doc), "\(labels)")
+                #expect(split.map(\.doc) == whole.map(\.doc), "\(labels) \(mode) \(ordered) \(topK ?? 0)")
                 #expect(split.map(\.score) == whole.map(\.score), "\(labels)")
                 #expect(split.map(\.exact) == whole.map(\.exact), "\(labels)")
+                #expect(split.map(\.matchedGroups) == whole.map(\.matchedGroups), "\(labels)")
                 if labels != ["nothing"] { #expect(!whole.isEmpty, "\(labels)") }
             }
         }

@@ -50,8 +50,7 @@ enum Ranker {
     /// - Returns: Candidates, best first: exact hits, then score, then document number (only the
     ///   best `topK` when given), or in document order when not `ordered`. `nil` when there was
     ///   nothing to match on (no groups, no prints), so the caller can browse instead.
-    /// - Parameter splitFrom: The rarest term's documents from which matching every group is
-    ///   worth two cores.
+    /// - Parameter splitFrom: The matches expected from which matching is worth two cores.
     static func rank(
         _ snapshot: CatalogSnapshot, groups: [TextGroup], mode: Mode, prints: [FeaturePrint], maxDistance: Float?,
         imageLimit: Int, topK: Int? = nil, ordered: Bool = true, splitFrom: Int = matchesWorthASecondCore
@@ -59,45 +58,46 @@ enum Ranker {
         let usableIndices = usableGroups(groups)
         if usableIndices.isEmpty && prints.isEmpty { return nil }
         var text = [Candidate]()
-        if usableIndices.count == 1 || (mode == .all && !usableIndices.isEmpty) {
-            // One group (a single label, the common case), or groups that must all match: one
-            // intersection of all their terms gives the candidates, in document order, with no
-            // runs to fold.
-            let used = usableIndices.map { groups[$0] }
-            let rarest = used.flatMap(\.terms).map { TextIndex.documentFrequency($0, in: snapshot) }.min() ?? 0
-            if rarest >= splitFrom && (processors > 1 || splitFrom == 0) {
-                // Many matches to score: the lower and the upper half of the document numbers on
-                // two cores, then one after the other (still in document order).
-                let middle = snapshot.bases.last.map { $0 + Int32(snapshot.segments.last!.count) / 2 } ?? 0
-                let ranges = [Int32.min..<middle, middle..<Int32.max]
-                // Each half writes only its own slot; the snapshot is only read.
-                nonisolated(unsafe) let halves = filledBuffer(2, [Candidate]())
-                defer {
-                    _ = halves.deinitialize()
-                    halves.baseAddress?.deallocate()
-                }
-                DispatchQueue.concurrentPerform(iterations: 2) { half in
-                    halves[half] = allGroupsMatches(used, in: snapshot, range: ranges[half])
-                }
-                text = halves[0] + halves[1]
-            } else {
-                text = allGroupsMatches(used, in: snapshot, range: Int32.min..<Int32.max)
+        let used = usableIndices.map { groups[$0] }
+        // One group (a single label, the common case), or groups that must all match: one
+        // intersection of all their terms. Otherwise any group may match: their matches merged.
+        let intersects = used.count == 1 || mode == .all
+        /// The text candidates of the documents in `range`, in document order.
+        func candidates(in range: Range<Int32>) -> [Candidate] {
+            intersects
+                ? allGroupsMatches(used, in: snapshot, range: range) : anyGroupMatches(used, in: snapshot, range: range)
+        }
+        // How many matches to expect: the rarest term's documents (of each group, when any matches).
+        let rarest = used.map { group in
+            group.terms.map { TextIndex.documentFrequency($0, in: snapshot) }.min() ?? 0
+        }
+        let expected = intersects ? rarest.min() ?? 0 : rarest.reduce(0, +)
+        if !used.isEmpty && expected >= splitFrom && (processors > 1 || splitFrom == 0) {
+            // Many matches to score: the lower and the upper half of the document numbers on two
+            // cores. With nothing to fuse, each half also keeps only its best: the best of both
+            // are the best of all.
+            let keepsBest = ordered && prints.isEmpty && topK != nil
+            let middle = snapshot.bases.last.map { $0 + Int32(snapshot.segments.last!.count) / 2 } ?? 0
+            let ranges = [Int32.min..<middle, middle..<Int32.max]
+            // Each half writes only its own slots; the snapshot is only read.
+            nonisolated(unsafe) let halves = filledBuffer(2, (candidates: [Candidate](), count: 0))
+            defer {
+                _ = halves.deinitialize()
+                halves.baseAddress?.deallocate()
             }
-        } else if !usableIndices.isEmpty {
-            // Several groups, any of which may match (mode .all took the intersection above).
-            // Each group's matches come in document order: merge them, one cursor per group,
-            // folding a document's groups as they meet (no sort; memory follows the matches).
-            var lists = [(docs: [Int32], scores: [Float], weight: Float)]()
-            // Exact title/tag hits per group, in document order too, so one cursor per group
-            // replaces a hash set.
-            var exactLists = [[Int32]]()
-            for index in usableIndices {
-                let group = groups[index]
-                let matches = TextIndex.matchAll(group.terms, in: snapshot)
-                lists.append((matches.docs, matches.scores, group.weight))
-                exactLists.append(matches.docs.isEmpty ? [] : TextIndex.exactMatches(group.terms, in: snapshot))
+            nonisolated(unsafe) let candidatesIn = candidates(in:)
+            DispatchQueue.concurrentPerform(iterations: 2) { half in
+                let list = candidatesIn(ranges[half])
+                halves[half] = (keepsBest ? top(list, topK) : list, list.count)
             }
-            text = merge(lists, exactLists: exactLists)
+            if keepsBest, let topK {
+                // What top(_:_:) of all of them answers: the best topK, or all in order when few.
+                let best = sorted(halves[0].candidates + halves[1].candidates)
+                return (halves[0].count + halves[1].count) / 4 > topK ? Array(best.prefix(topK)) : best
+            }
+            text = halves[0].candidates + halves[1].candidates
+        } else if !used.isEmpty {
+            text = candidates(in: Int32.min..<Int32.max)
         }
         var imageLists = [[(doc: Int32, distance: Float)]]()
         for print in prints {
@@ -174,9 +174,29 @@ enum Ranker {
         return out
     }
 
-    /// The rarest term's documents from which matching every group is split across two cores:
-    /// below it, the second core's wake-up costs more than half the matching saves (chosen on
-    /// the shop and sparse catalogs).
+    /// The documents in `range` that match any of `groups`, in document order: each group's
+    /// matches (in document order) merged, one cursor per group, folding a document's groups as
+    /// they meet (no sort; memory follows the matches).
+    private static func anyGroupMatches(_ groups: [TextGroup], in snapshot: CatalogSnapshot, range: Range<Int32>)
+        -> [Candidate]
+    {
+        var lists = [(docs: [Int32], scores: [Float], weight: Float)]()
+        // Exact title/tag hits per group, in document order too, so one cursor per group
+        // replaces a hash set.
+        var exactLists = [[Int32]]()
+        for group in groups {
+            let matches = TextIndex.matchEvery([(group.terms, 1)], in: snapshot, range: range)
+            lists.append((matches.docs, matches.scores, group.weight))
+            exactLists.append(
+                matches.docs.isEmpty
+                    ? [] : TextIndex.exactMatches(group.terms, in: snapshot).filter { range.contains($0) })
+        }
+        return merge(lists, exactLists: exactLists)
+    }
+
+    /// The matches expected (the rarest term's documents, summed over the groups when any may
+    /// match) from which matching is split across two cores: below it, the second core's
+    /// wake-up costs more than half the matching saves (chosen on the shop and sparse catalogs).
     static let matchesWorthASecondCore = 16_384
     private static let processors = ProcessInfo.processInfo.activeProcessorCount
 
