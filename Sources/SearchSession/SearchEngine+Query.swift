@@ -23,10 +23,12 @@ extension SearchEngine {
         let snapshot = self.snapshot
         let prints = try Self.prints(of: request.descriptor, in: snapshot)
         let groups = Self.groups(request.descriptor.labels, analyzer: snapshot.analyzer)
-        let ranked =
+        let ranked = counted { alone in
             Ranker.rank(
                 snapshot, groups: groups, mode: .any, prints: prints, maxDistance: request.maxDistance,
-                imageLimit: Self.sheetImageCandidates, topK: limit) ?? []
+                imageLimit: Self.sheetImageCandidates, topK: limit,
+                splitFrom: alone ? Ranker.matchesWorthASecondCore : .max) ?? []
+        }
         return Self.sheet(
             ranked, in: snapshot, groups: groups, limit: limit, locale: request.descriptor.locale, today: today,
             linker: linker)

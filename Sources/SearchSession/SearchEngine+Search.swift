@@ -79,8 +79,11 @@ extension SearchEngine {
             // past them orders ten pages more (a reader who got that far reads on). Every first
             // page pays for its extra page, so it stays one.
             let window = needed.addingReportingOverflow(offset == 0 ? pageSize : EvaluationCache.window)
-            evaluation = evaluate(
-                snapshot, session: session, request: request, needed: window.overflow ? .max : window.partialValue)
+            evaluation = counted { alone in
+                evaluate(
+                    snapshot, session: session, request: request, needed: window.overflow ? .max : window.partialValue,
+                    splitting: alone)
+            }
             evaluations.store(evaluation, for: key)
         }
         let total = evaluation.total
@@ -161,6 +164,8 @@ extension SearchEngine {
         let session: SessionRecord
         let freeText: (display: String, terms: [String])
         let prints: [FeaturePrint]
+        /// Whether matching may split across two cores (see ``SearchEngine/counted(_:)``).
+        var splitting = true
     }
 
     /// Drops the weakest selected label while more than one is selected: lowest confidence; among
@@ -223,7 +228,8 @@ extension SearchEngine {
     static func matches(_ groups: [TextGroup], context: RelaxationContext) -> Matches {
         Ranker.rank(
             context.snapshot, groups: groups, mode: .all, prints: context.prints, maxDistance: nil,
-            imageLimit: Self.searchImageCandidates, ordered: false
+            imageLimit: Self.searchImageCandidates, ordered: false,
+            splitFrom: context.splitting ? Ranker.matchesWorthASecondCore : .max
         ).map(Matches.some) ?? .everything
     }
 
@@ -233,8 +239,11 @@ extension SearchEngine {
     /// hits are put in order. With nothing to match on, the hits are every live document: their
     /// count and unconstrained facets are the snapshot's own (computed once per snapshot), and a
     /// page reads only the documents it shows.
+    ///
+    /// - Parameter splitting: Whether matching and counting may split across two cores.
     func evaluate(
-        _ snapshot: CatalogSnapshot, session: SessionRecord, request: SearchRequest, needed: Int = .max
+        _ snapshot: CatalogSnapshot, session: SessionRecord, request: SearchRequest, needed: Int = .max,
+        splitting: Bool = true
     ) -> Evaluation {
         let disabled = Set(request.disabledLabels.map { Analyzer.tokens($0).joined(separator: " ") })
         let chips = session.labels.map { l in
@@ -245,7 +254,7 @@ extension SearchEngine {
         let queryText = request.query ?? session.queryText
         let context = RelaxationContext(
             snapshot: snapshot, session: session, freeText: (queryText, snapshot.analyzer.terms(queryText)),
-            prints: session.prints)
+            prints: session.prints, splitting: splitting)
         let groups = Self.groups(chips, context: context)
         var selection = Selection(
             chips: chips,
@@ -272,7 +281,9 @@ extension SearchEngine {
         }
         let candidates: [Candidate]?
         if case .some(let list) = selection.matches { candidates = list } else { candidates = nil }
-        let facets = Self.facets(snapshot, candidates: candidates, constraints: selection.constraints, request: request)
+        let facets = Self.facets(
+            snapshot, candidates: candidates, constraints: selection.constraints, request: request,
+            splitFrom: splitting ? Self.pairsWorthASecondCore : .max)
         let total = hits.count
         let ordered = Self.order(hits, in: snapshot, by: request.sort, locale: session.locale, needed: needed)
         return Evaluation(

@@ -55,6 +55,17 @@ public final class SearchEngine: Sendable {
     let checkpointLock = Mutex<Void>(())
     /// Recent evaluations, so a search's next pages reuse its ranking and facets.
     let evaluations = EvaluationCache()
+    /// Sheet queries and searches running now: one alone may split its matching and counting
+    /// across two cores; several already keep the cores busy, and splitting would only add the
+    /// hand-over and the merge.
+    private let searchesRunning = Atomic<Int>(0)
+
+    /// Runs `body` counted among the running searches, telling it whether it runs alone.
+    func counted<T, E: Error>(_ body: (_ alone: Bool) throws(E) -> T) throws(E) -> T {
+        let running = searchesRunning.add(1, ordering: .relaxed).newValue
+        defer { searchesRunning.subtract(1, ordering: .relaxed) }
+        return try body(running == 1)
+    }
 
     /// Sets the most bytes the recent evaluations that later pages reuse may hold (16 MiB unless
     /// set); 0 evaluates every page afresh (for measuring the evaluation itself).

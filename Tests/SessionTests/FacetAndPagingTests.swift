@@ -170,6 +170,14 @@ enum RandomCatalog {
         }
     }
 
+    @Test func onlyASearchRunningAloneSplitsAcrossCores() {
+        let engine = SearchEngine(entities: RandomCatalog.entities(10, seed: 1))
+        let (outer, inner) = engine.counted { outer in (outer, engine.counted { $0 }) }
+        #expect(outer)
+        #expect(!inner)
+        #expect(engine.counted { $0 })  // the count went back down
+    }
+
     @Test func matchingInTwoHalvesAnswersAsMatchingInOne() throws {
         // Labels that must all match, or any of them, over many documents, are matched in the
         // lower and upper half of the document numbers on two cores (each half keeping its best
