@@ -140,14 +140,19 @@ enum RandomCatalog {
         #expect(compared > 100)
     }
 
+    /// A snapshot of several segments with delete bits: 900 entities, 60 upserted, 40 deleted.
+    static func segmentedSnapshot(seed: UInt64) throws -> CatalogSnapshot {
+        let engine = SearchEngine(entities: RandomCatalog.entities(900, seed: seed))
+        try engine.upsert(RandomCatalog.entities(60, seed: seed + 1, idPrefix: "n"))
+        try engine.delete((0..<40).map { EntityRef(type: "album", id: "e\($0 * 3)") })
+        #expect(engine.snapshot.segments.count > 1)
+        return engine.snapshot
+    }
+
     @Test func countingInTwoHalvesAnswersAsCountingInOne() throws {
         // Over many pairs the counts are made in two halves on two cores and added: the same
         // facets as one pass, with constraints, without, and as the catalog less the non-hits.
-        let engine = SearchEngine(entities: RandomCatalog.entities(900, seed: 13))
-        try engine.upsert(RandomCatalog.entities(60, seed: 14, idPrefix: "n"))
-        try engine.delete((0..<40).map { EntityRef(type: "album", id: "e\($0)") })
-        let snapshot = engine.snapshot
-        #expect(snapshot.segments.count > 1)
+        let snapshot = try Self.segmentedSnapshot(seed: 13)
         let live = snapshot.liveDocs()
         var rng = SplitMix64(state: 77)
         for round in 0..<60 {
@@ -183,11 +188,7 @@ enum RandomCatalog {
         // lower and upper half of the document numbers on two cores (each half keeping its best
         // when that is all that is asked): the same candidates, scores, exact hits and matched
         // labels, in the same order, over segments with delete bits.
-        let engine = SearchEngine(entities: RandomCatalog.entities(900, seed: 17))
-        try engine.upsert(RandomCatalog.entities(60, seed: 18, idPrefix: "n"))
-        try engine.delete((0..<40).map { EntityRef(type: "album", id: "e\($0 * 3)") })
-        let snapshot = engine.snapshot
-        #expect(snapshot.segments.count > 1)
+        let snapshot = try Self.segmentedSnapshot(seed: 17)
         let analyzer = Analyzer()
         let cases: [(mode: Ranker.Mode, ordered: Bool, topK: Int?)] = [
             (.all, false, nil), (.all, true, 25), (.all, true, nil), (.any, false, nil), (.any, true, 10),
