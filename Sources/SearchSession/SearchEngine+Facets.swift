@@ -1,6 +1,3 @@
-internal import Dispatch
-internal import Foundation
-
 extension SearchEngine {
     /// The most values a facet lists when the request does not say.
     public static let defaultFacetValues = 100
@@ -31,9 +28,8 @@ extension SearchEngine {
             // take them from the snapshot's own totals, so the cost follows the smaller side.
             // Each half of the document numbers finds its own non-hits.
             let split = countsInHalves(snapshot.count - candidates.count, in: snapshot, splitFrom: splitFrom)
-            let middle = snapshot.bases.last.map { $0 + Int32(snapshot.segments.last!.count) / 2 } ?? 0
-            let ranges = split ? [Int32.min..<middle, middle..<Int32.max] : [Int32.min..<Int32.max]
-            let missing = tallied(snapshot, parts: ranges.count) { part, tally in
+            let ranges = split ? TwoCores.halves(of: snapshot) : [Int32.min..<Int32.max]
+            let missing = tallied(snapshot, split: split) { part, tally in
                 let docs = complement(of: candidates, in: snapshot, range: ranges[part])
                 count(docs[...], in: snapshot, constraints: constraints, into: tally)
             }
@@ -45,28 +41,29 @@ extension SearchEngine {
         let middle = docs.count / 2
         let halves = [docs[..<middle], docs[middle...]]
         let split = countsInHalves(docs.count, in: snapshot, splitFrom: splitFrom)
-        let counted = tallied(snapshot, parts: split ? 2 : 1) { part, tally in
+        let counted = tallied(snapshot, split: split) { part, tally in
             count(split ? halves[part] : docs[...], in: snapshot, constraints: constraints, into: tally)
         }
         return facets(
             counted.counts, seen: counted.seen, numbering: numbering, constraints: constraints, request: request)
     }
 
-    /// One tally made by `work`, or by two parts of it (0 and 1) on two cores, each into its own
-    /// tally, then added (a pass over the value numbers, not the pairs).
+    /// One tally made by `work` (part 0), or, when `split`, by its two parts (0 and 1) on two
+    /// cores, each into its own tally, then added (a pass over the value numbers, not the pairs).
     private static func tallied(
-        _ snapshot: CatalogSnapshot, parts: Int, _ work: (_ part: Int, _ tally: FacetTally) -> Void
+        _ snapshot: CatalogSnapshot, split: Bool, _ work: (_ part: Int, _ tally: FacetTally) -> Void
     ) -> FacetTally {
-        let tallies = (0..<parts).map { _ in FacetTally(snapshot.numbering) }
-        if parts == 1 {
-            work(0, tallies[0])
-        } else {
-            // Each part writes only its own tally; the snapshot and the candidates are only read.
-            nonisolated(unsafe) let work = work
-            nonisolated(unsafe) let tallies = tallies
-            DispatchQueue.concurrentPerform(iterations: parts) { work($0, tallies[$0]) }
-            for other in tallies.dropFirst() { tallies[0].add(other) }
+        guard split else {
+            let tally = FacetTally(snapshot.numbering)
+            work(0, tally)
+            return tally
         }
+        let tallies = TwoCores.map { part in
+            let tally = FacetTally(snapshot.numbering)
+            work(part, tally)
+            return tally
+        }
+        tallies[0].add(tallies[1])
         return tallies[0]
     }
 
@@ -90,8 +87,7 @@ extension SearchEngine {
         var out = [Int32]()
         var next = candidates.partitionPoint { $0.doc >= range.lowerBound }
         let last = candidates[next...].partitionPoint { $0.doc >= range.upperBound }
-        let documents = snapshot.bases.last.map { Int64($0) + Int64(snapshot.segments.last!.count) } ?? 0
-        let width = min(Int64(range.upperBound), documents) - max(Int64(range.lowerBound), 0)
+        let width = min(Int64(range.upperBound), Int64(snapshot.documentCount)) - max(Int64(range.lowerBound), 0)
         out.reserveCapacity(max(0, Int(width) - (last - next)))
         for (si, segment) in snapshot.segments.enumerated() {
             let base = snapshot.bases[si]
@@ -122,15 +118,13 @@ extension SearchEngine {
     /// pairs are many more than a tally's value numbers (which the merge reads) and the machine
     /// has a second core.
     private static func countsInHalves(_ documents: Int, in snapshot: CatalogSnapshot, splitFrom: Int) -> Bool {
-        guard Self.processors > 1 || splitFrom == 0 else { return false }
         let pairsPerDocument = snapshot.segments.reduce(0) { $0 + $1.pairValue.count } / max(snapshot.count, 1)
-        return documents * (pairsPerDocument + 2) >= splitFrom
+        return TwoCores.pays(documents * (pairsPerDocument + 2), from: splitFrom)
     }
 
     /// Pairs counted below which a second core costs more (its wake-up, a second tally and the
     /// merge) than it saves; chosen on the shop and sparse catalogs.
     static let pairsWorthASecondCore = 200_000
-    private static let processors = ProcessInfo.processInfo.activeProcessorCount
 
     /// Adds one segment's documents to the disjunctive counts.
     private static func count(

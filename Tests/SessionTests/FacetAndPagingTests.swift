@@ -146,6 +146,9 @@ enum RandomCatalog {
         try engine.upsert(RandomCatalog.entities(60, seed: seed + 1, idPrefix: "n"))
         try engine.delete((0..<40).map { EntityRef(type: "album", id: "e\($0 * 3)") })
         #expect(engine.snapshot.segments.count > 1)
+        // The halves split the documents of all segments evenly, not the last segment's.
+        let lower = TwoCores.halves(of: engine.snapshot)[0]
+        #expect(abs(Int(lower.upperBound) * 2 - engine.snapshot.documentCount) <= 1)
         return engine.snapshot
     }
 

@@ -1,6 +1,3 @@
-internal import Dispatch
-internal import Foundation
-
 /// One matching document with everything the ranking and the display need.
 struct Candidate: Sendable {
     var doc: Int32
@@ -72,23 +69,15 @@ enum Ranker {
             group.terms.map { TextIndex.documentFrequency($0, in: snapshot) }.min() ?? 0
         }
         let expected = intersects ? rarest.min() ?? 0 : rarest.reduce(0, +)
-        if !used.isEmpty && expected >= splitFrom && (processors > 1 || splitFrom == 0) {
+        if !used.isEmpty && TwoCores.pays(expected, from: splitFrom) {
             // Many matches to score: the lower and the upper half of the document numbers on two
             // cores. With nothing to fuse, each half also keeps only its best: the best of both
             // are the best of all.
             let keepsBest = ordered && prints.isEmpty && topK != nil
-            let middle = snapshot.bases.last.map { $0 + Int32(snapshot.segments.last!.count) / 2 } ?? 0
-            let ranges = [Int32.min..<middle, middle..<Int32.max]
-            // Each half writes only its own slots; the snapshot is only read.
-            nonisolated(unsafe) let halves = filledBuffer(2, (candidates: [Candidate](), count: 0))
-            defer {
-                _ = halves.deinitialize()
-                halves.baseAddress?.deallocate()
-            }
-            nonisolated(unsafe) let candidatesIn = candidates(in:)
-            DispatchQueue.concurrentPerform(iterations: 2) { half in
-                let list = candidatesIn(ranges[half])
-                halves[half] = (keepsBest ? top(list, topK) : list, list.count)
+            let ranges = TwoCores.halves(of: snapshot)
+            let halves = TwoCores.map { half in
+                let list = candidates(in: ranges[half])
+                return (candidates: keepsBest ? top(list, topK) : list, count: list.count)
             }
             if keepsBest, let topK {
                 // What top(_:_:) of all of them answers: the best topK, or all in order when few.
@@ -198,7 +187,6 @@ enum Ranker {
     /// match) from which matching is split across two cores: below it, the second core's
     /// wake-up costs more than half the matching saves (chosen on the shop and sparse catalogs).
     static let matchesWorthASecondCore = 16_384
-    private static let processors = ProcessInfo.processInfo.activeProcessorCount
 
     /// Merges groups' matches (each in document order) into their union in document order, one
     /// cursor per group, folding a document's groups as they meet. The lists are copied into
