@@ -366,12 +366,7 @@ extension SearchEngine {
         switch sort.key {
         case .relevance: return Ranker.top(list, limit)
         case .title:
-            let keys = SortKeys(titlesOf: list, in: snapshot, locale: locale)
-            return Self.top(list, limit) { a, b in
-                let order = keys.compare(a, b)
-                if order != 0 { return sort.descending ? order > 0 : order < 0 }
-                return a < b
-            }
+            return TitleOrder.top(list, limit, in: snapshot, locale: locale, descending: sort.descending)
         case .attribute:
             let keys = SortKeys(attribute: sort.attribute, of: list, in: snapshot)
             return Self.top(list, limit) { a, b in
@@ -391,7 +386,7 @@ extension SearchEngine {
 
     /// The first `k` candidates by `less` over their positions, without sorting them all when
     /// `k` is small.
-    static func top(_ list: [Candidate], _ k: Int, by less: (Int, Int) -> Bool) -> [Candidate] {
+    static func top<Element>(_ list: [Element], _ k: Int, by less: (Int, Int) -> Bool) -> [Element] {
         var kept = [Int]()
         if k * 4 >= list.count {
             kept = Array(list.indices)
@@ -412,34 +407,11 @@ extension SearchEngine {
 
 /// Sort keys of a list of hits, read in place from their segments' columns.
 final class SortKeys {
-    /// Per hit: its key's bytes (a title key, or a string value), or a number.
+    /// Per hit: its key's bytes (a string value), or a number.
     private var bytes: [UnsafeBufferPointer<UInt8>] = []
     private var numbers: [Double] = []
     /// Per hit: 0 no value, 1 a number, 2 a string.
     private var kinds: [UInt8] = []
-    /// Keys computed for this sort (localized titles) live here while it runs.
-    private var ownedPointers: [UnsafeMutableBufferPointer<UInt8>] = []
-
-    /// Title keys: the folded tokens of the title shown in `locale`.
-    init(titlesOf list: [Candidate], in snapshot: CatalogSnapshot, locale: String) {
-        bytes.reserveCapacity(list.count)
-        for candidate in list {
-            let (si, local) = snapshot.locate(candidate.doc)
-            let segment = snapshot.segments[si]
-            let localized = segment.docLocalizedStart[local] != segment.docLocalizedStart[local + 1]
-            if !locale.isEmpty && localized {
-                let key = Array(
-                    Analyzer.tokens(segment.display(local, locale: locale).title).joined(separator: " ").utf8)
-                let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(key.count, 1))
-                _ = storage.initialize(from: key)
-                ownedPointers.append(storage)
-                bytes.append(UnsafeBufferPointer(rebasing: storage[0..<key.count]))
-            } else {
-                bytes.append(segment.bytes(segment.docTitleSortKey[local]))
-            }
-            kinds.append(2)
-        }
-    }
 
     /// Attribute keys: each hit's value of the attribute, if it has one.
     init(attribute: String, of list: [Candidate], in snapshot: CatalogSnapshot) {
@@ -466,8 +438,6 @@ final class SortKeys {
             }
         }
     }
-
-    deinit { for pointer in ownedPointers { pointer.deallocate() } }
 
     func hasValue(_ i: Int) -> Bool { kinds[i] != 0 }
 

@@ -5,16 +5,16 @@
 /// Immutable bytes an index segment is read from: a heap allocation (a segment just built) or a
 /// read-only mapping of a segment file (a segment persisted in the state directory).
 ///
-/// A mapped file costs resident memory only for the pages a query touches, so a large catalog
-/// whose display fields are rarely read stays small in RSS; and opening it is a `mmap`, not a
-/// parse. Either way the bytes never change after creation, so views into them are `Sendable`.
+/// A mapped file costs resident memory only for the pages a query touches, and its display
+/// strings are read with `pread` (``copy(from:count:to:)``), never through the mapping, so a large
+/// catalog stays small in RSS; and opening it is a `mmap`, not a parse. Either way the bytes never change after creation, so views into them are `Sendable`.
 final class ByteRegion: @unchecked Sendable {
     /// The first byte; 16-byte aligned.
     let base: UnsafeRawPointer
     /// How many bytes.
     let count: Int
     private let mapped: Bool
-    /// The mapped file, open while the mapping lives (for page-cache advice), or -1.
+    /// The mapped file, open while the mapping lives (for ``copy(from:count:to:)``), or -1.
     private let descriptor: Int32
 
     /// Takes ownership of a buffer from ``allocate(_:)`` or a mapping of `descriptor`.
@@ -56,22 +56,34 @@ final class ByteRegion: @unchecked Sendable {
         return ByteRegion(base: UnsafeRawPointer(pointer), count: count, mapped: true, descriptor: descriptor)
     }
 
-    /// Tells the kernel that `bytes` (within this region) are read a few at a time, far apart, so
-    /// a read makes one page resident, not the large folio or read-ahead window around it.
+    /// Whether the bytes are a mapped file.
+    var isMapped: Bool { mapped }
+
+    /// Copies `count` bytes at `pointer` (inside this region) to `destination`.
     ///
-    /// Display strings are read for the dozen results a page shows. A file just written sits in
-    /// the page cache in large folios, and a fault maps a whole folio (up to megabytes): a handful
-    /// of reads made most of the section resident. So the range's cached pages are dropped (they
-    /// are clean: the file was fsynced) and it is read without read-ahead from then on.
-    func adviseSparseReads<T>(_ bytes: UnsafeBufferPointer<T>) {
-        guard mapped, let start = bytes.baseAddress, bytes.count > 0 else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let first = (Int(bitPattern: start) + page - 1) / page * page
-        let end = (Int(bitPattern: start) + bytes.count * MemoryLayout<T>.stride) / page * page
-        guard end > first else { return }
-        _ = madvise(UnsafeMutableRawPointer(bitPattern: first), end - first, MADV_RANDOM)
-        let fileOffset = first - Int(bitPattern: base)
-        _ = posix_fadvise(descriptor, off_t(fileOffset), off_t(end - first), POSIX_FADV_DONTNEED)
+    /// From a mapped file the bytes are read with `pread`, not through the mapping: display
+    /// strings are read a few at a time, far apart, and a read through the mapping would make
+    /// its page (or the large folio around it, for a file just written) resident memory of the
+    /// process for good; a `pread` reads the page cache, which the kernel shares and reclaims.
+    func copy(from pointer: UnsafeRawPointer, count: Int, to destination: UnsafeMutableRawPointer) {
+        guard mapped, count > 0 else {
+            if count > 0 { destination.copyMemory(from: pointer, byteCount: count) }
+            return
+        }
+        let offset = pointer - base
+        var done = 0
+        while done < count {
+            let n = pread(descriptor, destination + done, count - done, off_t(offset + done))
+            if n > 0 {
+                done += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                // A read error: the mapping reads the same bytes (and faults as the kernel decides).
+                (destination + done).copyMemory(from: pointer + done, byteCount: count - done)
+                return
+            }
+        }
     }
 
     deinit {

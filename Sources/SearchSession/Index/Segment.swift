@@ -34,6 +34,7 @@ final class Segment: @unchecked Sendable {
     let docLink: UnsafeBufferPointer<UInt32>
     let docCategory: UnsafeBufferPointer<UInt32>
     let docTitleSortKey: UnsafeBufferPointer<UInt32>
+    let docTitleRank: UnsafeBufferPointer<UInt32>
     let docTagStart: UnsafeBufferPointer<UInt32>
     let tags: UnsafeBufferPointer<UInt32>
     let docAttributeStart: UnsafeBufferPointer<UInt32>
@@ -97,6 +98,7 @@ final class Segment: @unchecked Sendable {
         docLink = table.array(.docLink)
         docCategory = table.array(.docCategory)
         docTitleSortKey = table.array(.docTitleSortKey)
+        docTitleRank = table.array(.docTitleRank)
         docTagStart = table.array(.docTagStart)
         tags = table.array(.tags)
         docAttributeStart = table.array(.docAttributeStart)
@@ -144,7 +146,6 @@ final class Segment: @unchecked Sendable {
         }
         self.vectors = vectors
         try checkShape()
-        region.adviseSparseReads(stringBytes)
     }
 
     /// Builds a segment from entities in document order.
@@ -159,7 +160,7 @@ final class Segment: @unchecked Sendable {
     private func checkShape() throws(SearchError) {
         let perDocument = [
             docID.count, docTitle.count, docSubtitle.count, docImage.count, docThumbnail.count, docLink.count,
-            docCategory.count, docTitleSortKey.count,
+            docCategory.count, docTitleSortKey.count, docTitleRank.count,
         ]
         let starts = [
             (docTagStart, tags.count), (docAttributeStart, pairValue.count),
@@ -189,15 +190,24 @@ final class Segment: @unchecked Sendable {
     }
 
     /// String `id` of the segment.
-    func string(_ id: UInt32) -> String { Self.string(id, in: (stringBytes, stringOffsets)) }
+    func string(_ id: UInt32) -> String { withBytes(of: id) { String(decoding: $0, as: UTF8.self) } }
 
-    /// String `id`'s bytes, in place.
-    func bytes(_ id: UInt32) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: stringBytes[Int(stringOffsets[Int(id)])..<Int(stringOffsets[Int(id) + 1])])
+    /// Lends string `id`'s bytes to `body`: in place in a segment in memory, copied out of a
+    /// mapped file (see ``ByteRegion/copy(from:count:to:)``: a mapped segment's strings never
+    /// become resident memory).
+    func withBytes<R>(of id: UInt32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let start = Int(stringOffsets[Int(id)])
+        let count = Int(stringOffsets[Int(id) + 1]) - start
+        let inPlace = UnsafeBufferPointer(rebasing: stringBytes[start..<(start + count)])
+        guard region.isMapped, count > 0 else { return body(inPlace) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { copy in
+            region.copy(from: inPlace.baseAddress!, count: count, to: copy.baseAddress!)
+            return body(UnsafeBufferPointer(copy))
+        }
     }
 
     /// Whether string `id` is `text`, without making a String.
-    func string(_ id: UInt32, equals text: String) -> Bool { Self.equal(bytes(id), text) }
+    func string(_ id: UInt32, equals text: String) -> Bool { withBytes(of: id) { Self.equal($0, text) } }
 
     /// Name `id` of the segment (a type, category, tag, attribute name or value, term, locale).
     func name(_ id: UInt32) -> String { Self.string(id, in: (nameBytes, nameOffsets)) }

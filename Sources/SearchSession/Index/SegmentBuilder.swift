@@ -239,6 +239,7 @@ struct SegmentBuilder {
         out.add(.docLink, docLink)
         out.add(.docCategory, docCategory)
         out.add(.docTitleSortKey, docTitleSortKey)
+        out.add(.docTitleRank, titleRanks())
         out.add(.docTagStart, docTagStart)
         out.add(.tags, tags)
         out.add(.docAttributeStart, docAttributeStart)
@@ -359,6 +360,25 @@ struct SegmentBuilder {
     }
 
     // MARK: Numbering
+
+    /// Each document's place among the title sort keys, by their UTF-8 bytes (a prefix first), as
+    /// a title sort orders them; equal keys share a place.
+    private func titleRanks() -> [UInt32] {
+        stringBytes.withUnsafeBufferPointer { bytes in
+            func key(_ doc: Int) -> UnsafeBufferPointer<UInt8> {
+                let id = Int(docTitleSortKey[doc])
+                return UnsafeBufferPointer(rebasing: bytes[Int(stringOffsets[id])..<Int(stringOffsets[id + 1])])
+            }
+            let order = (0..<count).sorted { key($0).lexicographicallyPrecedes(key($1)) }
+            var ranks = [UInt32](repeating: 0, count: count)
+            var rank: UInt32 = 0
+            for (position, doc) in order.enumerated() {
+                if position > 0 && key(order[position - 1]).lexicographicallyPrecedes(key(doc)) { rank += 1 }
+                ranks[doc] = rank
+            }
+            return ranks
+        }
+    }
 
     private func string(at id: UInt32) -> String {
         String(decoding: stringBytes[Int(stringOffsets[Int(id)])..<Int(stringOffsets[Int(id) + 1])], as: UTF8.self)

@@ -2,11 +2,11 @@
 ///
 /// A segment is a header and a list of sections; every section is a flat array of one fixed-width
 /// little-endian scalar type, 16-byte aligned, so a reader uses it in place (a mapped file needs no
-/// parse). The header is the magic `VISEG006`, the section count (UInt32) and 4 bytes of padding,
+/// parse). The header is the magic `VISEG007`, the section count (UInt32) and 4 bytes of padding,
 /// then one 24-byte entry per section: key (UInt32), element size (UInt32), byte offset (UInt64)
 /// and element count (UInt64).
 enum SegmentFormat {
-    static let magic: [UInt8] = Array("VISEG006".utf8)
+    static let magic: [UInt8] = Array("VISEG007".utf8)
     static let headerSize = 16
     static let entrySize = 24
 
@@ -37,6 +37,9 @@ struct SectionKey: Hashable, Sendable, Comparable {
     static let docLink = SectionKey(rawValue: 16)
     static let docCategory = SectionKey(rawValue: 17)  // category number, or .max
     static let docTitleSortKey = SectionKey(rawValue: 18)
+    // UInt32: the document's place among the segment's title sort keys (equal keys, equal
+    // places), so a title sort compares numbers within a segment and reads no strings.
+    static let docTitleRank = SectionKey(rawValue: 19)
     static let docTagStart = SectionKey(rawValue: 20)
     static let tags = SectionKey(rawValue: 21)
     static let docAttributeStart = SectionKey(rawValue: 22)
