@@ -193,11 +193,17 @@ extension SearchEngine {
     ) -> QueryResult {
         let (si, local) = snapshot.locate(doc)
         let segment = snapshot.segments[si]
-        let text = segment.display(local, locale: locale)
-        let image = segment.string(segment.docImage[local])
-        let thumbnail = segment.string(segment.docThumbnail[local])
+        let strings = segment.strings([
+            segment.docTitle[local], segment.docSubtitle[local], segment.docImage[local],
+            segment.docThumbnail[local], segment.docID[local],
+        ])
+        let (image, thumbnail) = (strings[2], strings[3])
+        let localized = !locale.isEmpty && segment.docLocalizedStart[local] != segment.docLocalizedStart[local + 1]
+        let text =
+            localized ? segment.display(local, locale: locale) : LocalizedText(title: strings[0], subtitle: strings[1])
         return QueryResult(
-            entity: segment.ref(of: local), title: truncate(text.title, 80), subtitle: truncate(text.subtitle, 160),
+            entity: EntityRef(type: segment.type(of: local), id: strings[4]), title: truncate(text.title, 80),
+            subtitle: truncate(text.subtitle, 160),
             thumbnailURL: several ? (thumbnail.isEmpty ? image : thumbnail) : "",
             imageURL: several ? "" : (image.isEmpty ? thumbnail : image), deepLink: link,
             score: score, match: candidate?.match ?? .related, distance: candidate?.distance,

@@ -209,6 +209,33 @@ final class Segment: @unchecked Sendable {
     /// Whether string `id` is `text`, without making a String.
     func string(_ id: UInt32, equals text: String) -> Bool { withBytes(of: id) { Self.equal($0, text) } }
 
+    /// Strings `ids`, read together when they lie close: a document's strings are stored one
+    /// after another, so its title, subtitle, URLs and id are one read (one `pread` from a
+    /// mapped segment) instead of one each.
+    func strings(_ ids: [UInt32]) -> [String] {
+        let present = ids.filter { $0 != 0 }
+        guard let low = present.min(), let high = present.max() else { return ids.map { _ in "" } }
+        let start = Int(stringOffsets[Int(low)])
+        let end = Int(stringOffsets[Int(high) + 1])
+        guard end - start <= Self.closeStrings else { return ids.map(string) }
+        let span = UnsafeBufferPointer(rebasing: stringBytes[start..<end])
+        func decoded(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+            ids.map { id in
+                let from = Int(stringOffsets[Int(id)]) - start
+                let to = Int(stringOffsets[Int(id) + 1]) - start
+                return id == 0 ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)
+            }
+        }
+        guard region.isMapped, !span.isEmpty else { return decoded(span) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: span.count) { copy in
+            region.copy(from: span.baseAddress!, count: span.count, to: copy.baseAddress!)
+            return decoded(UnsafeBufferPointer(copy))
+        }
+    }
+
+    /// The most bytes ``strings(_:)`` reads in one go.
+    static let closeStrings = 16 << 10
+
     /// Name `id` of the segment (a type, category, tag, attribute name or value, term, locale).
     func name(_ id: UInt32) -> String { Self.string(id, in: (nameBytes, nameOffsets)) }
 

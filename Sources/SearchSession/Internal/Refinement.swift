@@ -42,21 +42,94 @@ struct PageToken: Hashable, Sendable {
     }
 }
 
-/// FNV-1a over the canonical text of a refinement (page size and token excluded: a later page may
-/// use another size, the offset is absolute).
+/// FNV-1a over the parts of a refinement that change its hits or their order (page size and
+/// token excluded: a later page may use another size, the offset is absolute). Every part is
+/// written out field by field, each string with its length, so no two refinements share a text
+/// (and no reflection runs on the way: this is on every call's path).
 func refinementHash(session: String, _ r: SearchRequest) -> UInt64 {
-    let canonical = [
-        session, r.query.map { "q:" + $0 } ?? "-", r.disabledLabels.sorted().description,
-        r.entityTypes.sorted().description,
-        r.categories.map(normalizeCategory).sorted().description, r.filters.description,
-        String(describing: r.filterExpression), String(describing: r.sort),
-    ].joined(separator: "\u{1F}")
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    for b in canonical.utf8 {
-        h ^= UInt64(b)
-        h &*= 0x100_0000_01b3
+    var hash = RefinementHasher()
+    hash.add(session)
+    if let query = r.query {
+        hash.add(1 as UInt64)
+        hash.add(query)
+    } else {
+        hash.add(0 as UInt64)
     }
-    return h
+    hash.add(r.disabledLabels.sorted())
+    hash.add(r.entityTypes.sorted())
+    hash.add(r.categories.map(normalizeCategory).sorted())
+    hash.add(UInt64(r.filters.count))
+    for filter in r.filters { hash.add(filter) }
+    if let expression = r.filterExpression {
+        hash.add(1 as UInt64)
+        hash.add(expression)
+    } else {
+        hash.add(0 as UInt64)
+    }
+    hash.add(r.sort.key.rawValue)
+    hash.add(r.sort.attribute)
+    hash.add(r.sort.descending ? 1 as UInt64 : 0)
+    return hash.value
+}
+
+/// FNV-1a, fed field by field.
+struct RefinementHasher {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ number: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { byte(UInt8(truncatingIfNeeded: number >> UInt64(shift))) }
+    }
+
+    mutating func add(_ text: String) {
+        add(UInt64(text.utf8.count))
+        for b in text.utf8 { byte(b) }
+    }
+
+    mutating func add(_ texts: [String]) {
+        add(UInt64(texts.count))
+        for text in texts { add(text) }
+    }
+
+    mutating func add(_ bound: Double?) {
+        if let bound { add(1 as UInt64); add(bound.bitPattern) } else { add(0 as UInt64) }
+    }
+
+    mutating func add(_ filter: AttributeFilter) {
+        add(filter.attribute)
+        switch filter.condition {
+        case .anyOf(let values):
+            add(1 as UInt64)
+            add(values)
+        case .range(let low, let high):
+            add(2 as UInt64)
+            add(low)
+            add(high)
+        }
+    }
+
+    mutating func add(_ expression: FilterExpression) {
+        switch expression {
+        case .filter(let filter):
+            add(1 as UInt64)
+            add(filter)
+        case .all(let children):
+            add(2 as UInt64)
+            add(UInt64(children.count))
+            for child in children { add(child) }
+        case .any(let children):
+            add(3 as UInt64)
+            add(UInt64(children.count))
+            for child in children { add(child) }
+        case .not(let child):
+            add(4 as UInt64)
+            add(child)
+        }
+    }
+
+    private mutating func byte(_ b: UInt8) {
+        value ^= UInt64(b)
+        value &*= 0x100_0000_01b3
+    }
 }
 
 extension AttributeFilter {
