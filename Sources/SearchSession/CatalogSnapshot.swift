@@ -30,7 +30,15 @@ public final class CatalogSnapshot: Sendable {
         var numbering: FacetNumbering?
         var everything: FacetCounts?
         var topCategories: [FacetValue]?
+        /// Facet counts of the live documents that have a term, for the terms that were worth it
+        /// (see ``SearchEngine/termWorthCounting(_:hits:in:from:)``), oldest first.
+        var termCounts: [String: FacetCounts] = [:]
+        var termOrder: [String] = []
+        var termBytes = 0
     }
+
+    /// The most bytes of term counts a snapshot keeps; the oldest go first past it.
+    static let termCountsBudget = 8 << 20
 
     /// Assembles a snapshot.
     init(
@@ -243,6 +251,27 @@ public final class CatalogSnapshot: Sendable {
         let counts = tally.counts
         derived.withLock { $0.everything = counts }
         return counts
+    }
+
+    /// The kept facet counts of the live documents that have `term`, if any.
+    func termCounts(_ term: String) -> FacetCounts? {
+        derived.withLock { $0.termCounts[term] }
+    }
+
+    /// Keeps `counts` as the facet counts of the live documents that have `term`.
+    func keepTermCounts(_ counts: FacetCounts, of term: String) {
+        let bytes = counts.bytes
+        guard bytes <= Self.termCountsBudget else { return }
+        derived.withLock { d in
+            guard d.termCounts[term] == nil else { return }
+            while d.termBytes + bytes > Self.termCountsBudget, !d.termOrder.isEmpty {
+                let oldest = d.termOrder.removeFirst()
+                d.termBytes -= d.termCounts.removeValue(forKey: oldest)?.bytes ?? 0
+            }
+            d.termCounts[term] = counts
+            d.termOrder.append(term)
+            d.termBytes += bytes
+        }
     }
 
     /// Top-level categories with their live entity counts, most first: what the browse state

@@ -13,29 +13,38 @@ extension SearchEngine {
     /// - Parameter candidates: Documents in ascending order, or `nil` for every live document:
     ///   then counts the snapshot keeps are used where a facet's own selection is the only
     ///   constraint, and otherwise the documents are read column by column.
+    /// - Parameter covering: Terms every candidate has (the candidates are the documents that
+    ///   have all of them), or none: when the hits are most of such a term's documents, its
+    ///   counts less those of its other documents are counted instead of the hits.
     /// - Parameter splitFrom: How many pairs to count make it worth two cores.
+    /// - Parameter termCountsFrom: How many hits make a term's counts worth keeping.
     static func facets(
         _ snapshot: CatalogSnapshot, candidates: [Candidate]?, constraints: Constraints, request: SearchRequest,
-        splitFrom: Int = pairsWorthASecondCore
+        covering: [String] = [], splitFrom: Int = pairsWorthASecondCore, termCountsFrom: Int = termCountsFrom
     ) -> [Facet] {
         let numbering = snapshot.numbering
         if candidates == nil && constraints.isEmpty {
             return facets(
                 snapshot.everythingCounts, seen: nil, numbering: numbering, constraints: constraints, request: request)
         }
-        if constraints.isEmpty, let candidates, candidates.count * 2 > snapshot.count {
-            // Most live documents are hits (a very common label): count the few that are not and
-            // take them from the snapshot's own totals, so the cost follows the smaller side.
-            // Each half of the document numbers finds its own non-hits.
-            let split = countsInHalves(snapshot.count - candidates.count, in: snapshot, splitFrom: splitFrom)
-            let ranges = split ? TwoCores.halves(of: snapshot) : [Int32.min..<Int32.max]
-            let missing = tallied(snapshot, split: split) { part, tally in
-                let docs = complement(of: candidates, in: snapshot, range: ranges[part])
-                count(docs[...], in: snapshot, constraints: constraints, into: tally)
+        if constraints.isEmpty, let candidates {
+            // Without constraints every counted attribute has a count, so no `seen` is needed.
+            let counts: FacetCounts
+            if let term = termWorthCounting(covering, hits: candidates.count, in: snapshot, from: termCountsFrom) {
+                let others = difference(TextIndex.liveDocs(term, in: snapshot), candidates)
+                if let known = snapshot.termCounts(term) {
+                    counts = known.subtracting(tally(others, in: snapshot, splitFrom: splitFrom).counts)
+                } else {
+                    // The term's first such search: the hits as ever, and its other documents
+                    // beside them, kept together for the next.
+                    counts = unconstrainedCounts(candidates, in: snapshot, splitFrom: splitFrom)
+                    snapshot.keepTermCounts(
+                        counts.adding(tally(others, in: snapshot, splitFrom: splitFrom).counts), of: term)
+                }
+            } else {
+                counts = unconstrainedCounts(candidates, in: snapshot, splitFrom: splitFrom)
             }
-            return facets(
-                snapshot.everythingCounts.subtracting(missing.counts), seen: nil, numbering: numbering,
-                constraints: constraints, request: request)
+            return facets(counts, seen: nil, numbering: numbering, constraints: constraints, request: request)
         }
         let docs = candidates.map { $0.map(\.doc) } ?? snapshot.liveDocs()
         let middle = docs.count / 2
@@ -46,6 +55,68 @@ extension SearchEngine {
         }
         return facets(
             counted.counts, seen: counted.seen, numbering: numbering, constraints: constraints, request: request)
+    }
+
+    /// The term of `covering` whose documents' counts are worth using: the rarest, when the hits
+    /// (which all have it) are at least half of its documents and its counts are kept, or at
+    /// least three quarters of them (so its other documents are at most a third of the hits: what
+    /// a first use adds to keep its counts), and when the hits are many enough to be worth
+    /// keeping counts for. A term with fewer documents
+    /// than hits cannot cover them and is never used.
+    static func termWorthCounting(_ covering: [String], hits: Int, in snapshot: CatalogSnapshot, from: Int) -> String? {
+        guard hits >= from,
+            let rarest = covering.map({ ($0, TextIndex.documentFrequency($0, in: snapshot)) }).min(by: { $0.1 < $1.1 }),
+            rarest.1 >= hits
+        else { return nil }
+        // Kept counts pay whenever the other documents are fewer than the hits.
+        let kept = snapshot.termCounts(rarest.0) != nil
+        return hits * (kept ? 2 : 4) >= rarest.1 * (kept ? 1 : 3) ? rarest.0 : nil
+    }
+
+    /// Hits below which counting them costs too little to keep a term's counts for.
+    static let termCountsFrom = 4_096
+
+    /// Facet counts of `candidates` without constraints: of the documents themselves, or, when
+    /// most live documents are hits (a very common label), the snapshot's own totals less the
+    /// few that are not, so the cost follows the smaller side. Each half of the document
+    /// numbers finds its own non-hits.
+    private static func unconstrainedCounts(
+        _ candidates: [Candidate], in snapshot: CatalogSnapshot, splitFrom: Int
+    ) -> FacetCounts {
+        guard candidates.count * 2 > snapshot.count else {
+            return tally(candidates.map(\.doc), in: snapshot, splitFrom: splitFrom).counts
+        }
+        let split = countsInHalves(snapshot.count - candidates.count, in: snapshot, splitFrom: splitFrom)
+        let ranges = split ? TwoCores.halves(of: snapshot) : [Int32.min..<Int32.max]
+        let missing = tallied(snapshot, split: split) { part, tally in
+            let docs = complement(of: candidates, in: snapshot, range: ranges[part])
+            count(docs[...], in: snapshot, constraints: .unconstrained, into: tally)
+        }
+        return snapshot.everythingCounts.subtracting(missing.counts)
+    }
+
+    /// Counts of `docs` (ascending) without constraints, in two halves on two cores when many.
+    private static func tally(_ docs: [Int32], in snapshot: CatalogSnapshot, splitFrom: Int) -> FacetTally {
+        let middle = docs.count / 2
+        let halves = [docs[..<middle], docs[middle...]]
+        let split = countsInHalves(docs.count, in: snapshot, splitFrom: splitFrom)
+        return tallied(snapshot, split: split) { part, tally in
+            count(split ? halves[part] : docs[...], in: snapshot, constraints: .unconstrained, into: tally)
+        }
+    }
+
+    /// The documents of `all` that are not among `candidates` (both ascending, the candidates a
+    /// subset).
+    private static func difference(_ all: [Int32], _ candidates: [Candidate]) -> [Int32] {
+        var out = [Int32]()
+        out.reserveCapacity(max(0, all.count - candidates.count))
+        var next = 0
+        for doc in all {
+            while next < candidates.count && candidates[next].doc < doc { next += 1 }
+            if next < candidates.count && candidates[next].doc == doc { continue }
+            out.append(doc)
+        }
+        return out
     }
 
     /// One tally made by `work` (part 0), or, when `split`, by its two parts (0 and 1) on two

@@ -281,9 +281,13 @@ extension SearchEngine {
         }
         let candidates: [Candidate]?
         if case .some(let list) = selection.matches { candidates = list } else { candidates = nil }
+        // Text matches of every usable group (no prints fused in) all have each of their terms.
+        let covering =
+            context.prints.isEmpty
+            ? Ranker.usableGroups(selection.groups).flatMap { selection.groups[$0].terms } : []
         let facets = Self.facets(
             snapshot, candidates: candidates, constraints: selection.constraints, request: request,
-            splitFrom: splitting ? Self.pairsWorthASecondCore : .max)
+            covering: covering, splitFrom: splitting ? Self.pairsWorthASecondCore : .max)
         let total = hits.count
         let ordered = Self.order(hits, in: snapshot, by: request.sort, locale: session.locale, needed: needed)
         return Evaluation(

@@ -178,6 +178,44 @@ enum RandomCatalog {
         }
     }
 
+    @Test func aTermsKeptCountsLessItsOtherDocumentsAnswerAsCountingTheHits() throws {
+        // Hits that all have a term and are most of its documents are counted as the term's
+        // counts (kept per snapshot at its first such search) less its other documents.
+        let snapshot = try Self.segmentedSnapshot(seed: 17)
+        var rng = SplitMix64(state: 5)
+        for term in ["item", "red", "song", "blue"] {
+            let docs = TextIndex.liveDocs(term, in: snapshot)
+            #expect(docs.count > 100)
+            for round in 0..<8 {
+                // All of its documents, or a random part of them: most (the kept counts serve),
+                // or half (they do not).
+                let keep = round == 0 ? 1 : (round % 4 == 3 ? 0.5 : 0.8)
+                let candidates = docs.filter { _ in Double.random(in: 0..<1, using: &rng) < keep }
+                    .map { Candidate(everything: $0) }
+                let request = SearchRequest(sessionID: "s")
+                let counted = SearchEngine.facets(
+                    snapshot, candidates: candidates, constraints: .unconstrained, request: request, covering: [],
+                    splitFrom: .max)
+                for splitFrom in [Int.max, 0] {
+                    let fromTerm = SearchEngine.facets(
+                        snapshot, candidates: candidates, constraints: .unconstrained, request: request,
+                        covering: ["item", term], splitFrom: splitFrom, termCountsFrom: 0)
+                    #expect(fromTerm == counted, "\(term) round \(round)")
+                }
+            }
+            #expect(snapshot.termCounts(term) != nil)
+            // A term said to cover hits it cannot (fewer documents than hits) is not used.
+            let all = docs.map { Candidate(everything: $0) }
+            let plain = SearchEngine.facets(
+                snapshot, candidates: all, constraints: .unconstrained, request: SearchRequest(sessionID: "s"))
+            let claimed = SearchEngine.facets(
+                snapshot, candidates: all, constraints: .unconstrained, request: SearchRequest(sessionID: "s"),
+                covering: ["zzz-absent"], termCountsFrom: 0)
+            #expect(claimed == plain)
+        }
+        #expect(snapshot.termCounts("zzz-absent") == nil)
+    }
+
     @Test func onlyASearchRunningAloneSplitsAcrossCores() {
         let engine = SearchEngine(entities: RandomCatalog.entities(10, seed: 1))
         let (outer, inner) = engine.counted { outer in (outer, engine.counted { $0 }) }

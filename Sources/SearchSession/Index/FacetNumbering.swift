@@ -147,15 +147,26 @@ struct FacetCounts: Sendable {
     var textNumbers: [Int32: [String: Int32]] = [:]
 
     /// These counts less `other`'s (counts of a subset of the same documents).
-    func subtracting(_ other: FacetCounts) -> FacetCounts {
-        func minus(_ a: [Int32], _ b: [Int32]) -> [Int32] { zip(a, b).map { $0 - $1 } }
+    func subtracting(_ other: FacetCounts) -> FacetCounts { combined(with: other, sign: -1) }
+
+    /// These counts and `other`'s (counts of other documents) together.
+    func adding(_ other: FacetCounts) -> FacetCounts { combined(with: other, sign: 1) }
+
+    private func combined(with other: FacetCounts, sign: Int32) -> FacetCounts {
+        func combine(_ a: [Int32], _ b: [Int32]) -> [Int32] { zip(a, b).map { $0 &+ sign &* $1 } }
         var textNumbers = self.textNumbers
         for (attribute, labels) in other.textNumbers {
-            for (label, count) in labels { textNumbers[attribute, default: [:]][label, default: 0] -= count }
+            for (label, count) in labels { textNumbers[attribute, default: [:]][label, default: 0] += sign * count }
         }
         return FacetCounts(
-            types: minus(types, other.types), categories: minus(categories, other.categories),
-            values: minus(values, other.values), buckets: minus(buckets, other.buckets), textNumbers: textNumbers)
+            types: combine(types, other.types), categories: combine(categories, other.categories),
+            values: combine(values, other.values), buckets: combine(buckets, other.buckets), textNumbers: textNumbers)
+    }
+
+    /// About how many bytes the counts hold.
+    var bytes: Int {
+        4 * (types.count + categories.count + values.count + buckets.count)
+            + textNumbers.values.reduce(0) { $0 + 32 * $1.count }
     }
 }
 

@@ -6,6 +6,9 @@ struct Constraints {
     var filters: [AttributeFilter]
     var expression: FilterExpression?
 
+    /// Nothing constrained.
+    static let unconstrained = Constraints(types: [], categories: [], filters: [], expression: nil)
+
     /// Whether nothing is constrained (the first page of a capture): every candidate passes.
     var isEmpty: Bool { types.isEmpty && categories.isEmpty && filters.isEmpty && expression == nil }
 

@@ -48,6 +48,20 @@ enum TextIndex {
         return df
     }
 
+    /// The live documents that have `term`, ascending.
+    static func liveDocs(_ term: String, in snapshot: CatalogSnapshot) -> [Int32] {
+        var out = [Int32]()
+        for (si, segment) in snapshot.segments.enumerated() {
+            guard let number = segment.term(term) else { continue }
+            let docs = segment.postings(number).docs
+            let deleted = snapshot.deletes[si]
+            let base = snapshot.bases[si]
+            out.reserveCapacity(out.count + docs.count)
+            for doc in docs where deleted.count == 0 || !deleted.contains(Int(doc)) { out.append(base + Int32(doc)) }
+        }
+        return out
+    }
+
     /// Live documents containing every one of `terms`, ascending, with their BM25F scores.
     ///
     /// - Parameter terms: Analyzed terms; repeats count once.
@@ -144,7 +158,11 @@ enum TextIndex {
                 let local = UInt32(clamping: Int64(doc) - Int64(base))
                 return driverDocs.partitionPoint { $0 >= local }
             }
-            outer: for k in driverPosition(range.lowerBound)..<driverPosition(range.upperBound) {
+            let drivers = driverPosition(range.lowerBound)..<driverPosition(range.upperBound)
+            // At most every driver posting matches: room for that up front, not regrown as it fills.
+            docs.reserveCapacity(docs.count + drivers.count)
+            scores.reserveCapacity(scores.count + drivers.count)
+            outer: for k in drivers {
                 let d = driverDocs[k]
                 if checkDeleted && deleted.contains(Int(d)) { continue }
                 contributions[driver] = saturate(driverFrequencies[k]) * driverIDF
