@@ -2,6 +2,10 @@ import Testing
 
 @testable import SearchSession
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A deterministic generator for reproducible random tests.
 struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
@@ -214,6 +218,26 @@ enum RandomCatalog {
             #expect(claimed == plain)
         }
         #expect(snapshot.termCounts("zzz-absent") == nil)
+    }
+
+    @Test func theCoresToSplitOnAreTheOnesTheAffinityMaskAllows() throws {
+        // Pinned to one core (taskset, a cpuset), a process has one core to split on, however
+        // many the machine has: this thread is pinned to its first allowed core for a moment.
+        typealias Affinity = @convention(c) (Int32, Int, UnsafeMutableRawPointer) -> Int32
+        let get = unsafeBitCast(try #require(dlsym(nil, "sched_getaffinity")), to: Affinity.self)
+        let set = unsafeBitCast(try #require(dlsym(nil, "sched_setaffinity")), to: Affinity.self)
+        var saved = [UInt64](repeating: 0, count: 16)
+        #expect(saved.withUnsafeMutableBytes { get(0, $0.count, $0.baseAddress!) } == 0)
+        let allowed = try #require(TwoCores.allowedCores())
+        #expect(allowed == saved.reduce(0) { $0 + $1.nonzeroBitCount })
+        #expect(TwoCores.available == (allowed > 1))
+        let first = try #require(saved.indices.first { saved[$0] != 0 })
+        var one = [UInt64](repeating: 0, count: 16)
+        one[first] = saved[first] & (~saved[first] + 1)  // its lowest set bit
+        #expect(one.withUnsafeMutableBytes { set(0, $0.count, $0.baseAddress!) } == 0)
+        let pinned = TwoCores.allowedCores()
+        #expect(saved.withUnsafeMutableBytes { set(0, $0.count, $0.baseAddress!) } == 0)
+        #expect(pinned == 1)
     }
 
     @Test func onlyASearchRunningAloneSplitsAcrossCores() {
