@@ -45,7 +45,10 @@ let package = Package(
         // Swift value types over the generated C messages, and their validation.
         .target(name: "SearchAPI", dependencies: ["CSearchProto", "CProtobufC"], swiftSettings: swiftSettings),
         // gRPC over HTTP/2 cleartext: framing, compression, deadlines, server and client.
-        .target(name: "WireProtocol", dependencies: ["CNghttp2", "CZlib"], swiftSettings: swiftSettings),
+        .target(
+            name: "WireProtocol", dependencies: ["CNghttp2", "CZlib", "SystemInfo"], swiftSettings: swiftSettings),
+        // What the host allows this process: the processors of its affinity mask.
+        .target(name: "SystemInfo", swiftSettings: swiftSettings),
         // The one strict JSON reader of the libraries (route tables, catalog lines).
         .target(name: "JSONReading", swiftSettings: swiftSettings),
         // Deep links: URL parsing, the route table, resolve and reverse routing.
@@ -55,7 +58,7 @@ let package = Package(
         // Catalog, the segmented index, matching, facets, pages, the write log and session stores.
         .target(
             name: "SearchSession",
-            dependencies: ["JSONReading", "CSQLite", "CPNG", "CJPEG", "CHiredis", "CVectorKernels"],
+            dependencies: ["JSONReading", "CSQLite", "CPNG", "CJPEG", "CHiredis", "CVectorKernels", "SystemInfo"],
             exclude: ["CatalogFormat.md"],
             swiftSettings: swiftSettings),
         // The gRPC services: thin handlers from messages to the libraries.
@@ -86,7 +89,8 @@ let package = Package(
             name: "WireProtocolTests", dependencies: ["WireProtocol", "H2TestClient"], swiftSettings: swiftSettings),
         .testTarget(name: "RouterTests", dependencies: ["DeepLinkRouter"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "SessionTests", dependencies: ["SearchSession", "CVectorKernels"], swiftSettings: swiftSettings),
+            name: "SessionTests", dependencies: ["SearchSession", "CVectorKernels", "SystemInfo"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "SearchAPI", "ServeTestSupport"],
             swiftSettings: swiftSettings),

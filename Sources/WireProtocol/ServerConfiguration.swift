@@ -1,3 +1,5 @@
+internal import SystemInfo
+
 /// How a `GRPCServer` listens, and the limits it enforces.
 public struct ServerConfiguration: Sendable {
     /// A TCP listening address.
@@ -126,5 +128,5 @@ public struct ServerConfiguration: Sendable {
     public static let defaultBusyPollWindow: Duration = .zero
 
     /// The number of online processors.
-    public static var defaultEventLoopCount: Int { max(1, Int(SystemInfo.processorCount)) }
+    public static var defaultEventLoopCount: Int { max(1, Processors.allowed) }
 }

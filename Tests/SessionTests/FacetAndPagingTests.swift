@@ -1,3 +1,4 @@
+import SystemInfo
 import Testing
 
 @testable import SearchSession
@@ -228,14 +229,14 @@ enum RandomCatalog {
         let set = unsafeBitCast(try #require(dlsym(nil, "sched_setaffinity")), to: Affinity.self)
         var saved = [UInt64](repeating: 0, count: 16)
         #expect(saved.withUnsafeMutableBytes { get(0, $0.count, $0.baseAddress!) } == 0)
-        let allowed = try #require(TwoCores.allowedCores())
+        let allowed = Processors.allowed
         #expect(allowed == saved.reduce(0) { $0 + $1.nonzeroBitCount })
         #expect(TwoCores.available == (allowed > 1))
         let first = try #require(saved.indices.first { saved[$0] != 0 })
         var one = [UInt64](repeating: 0, count: 16)
         one[first] = saved[first] & (~saved[first] + 1)  // its lowest set bit
         #expect(one.withUnsafeMutableBytes { set(0, $0.count, $0.baseAddress!) } == 0)
-        let pinned = TwoCores.allowedCores()
+        let pinned = Processors.allowed
         #expect(saved.withUnsafeMutableBytes { set(0, $0.count, $0.baseAddress!) } == 0)
         #expect(pinned == 1)
     }

@@ -1,29 +1,12 @@
 internal import Dispatch
-internal import Foundation
+internal import SystemInfo
 
 /// One large call's work split at the middle of a snapshot's document numbers, each half on its
 /// own core: matching and facet counting read the snapshot only and write their own results.
 enum TwoCores {
-    /// Whether this process may run on a second core: the cores its affinity mask allows (a
-    /// server pinned to one core with `taskset`, or a container's cpuset, has one however many
-    /// the machine has), else the machine's active cores.
-    static let available = (allowedCores() ?? ProcessInfo.processInfo.activeProcessorCount) > 1
-
-    /// How many cores the affinity mask of this process allows, if the system says.
-    static func allowedCores() -> Int? {
-        #if canImport(Glibc)
-            // Not in the Glibc module's interface (a GNU extension): looked up as mallopt is.
-            typealias GetAffinity = @convention(c) (Int32, Int, UnsafeMutableRawPointer) -> Int32
-            guard let symbol = dlsym(nil, "sched_getaffinity") else { return nil }
-            let getAffinity = unsafeBitCast(symbol, to: GetAffinity.self)
-            var mask = [UInt64](repeating: 0, count: 16)  // a cpu_set_t: 1,024 cores
-            let status = mask.withUnsafeMutableBytes { getAffinity(0, $0.count, $0.baseAddress!) }
-            guard status == 0 else { return nil }
-            return mask.reduce(0) { $0 + $1.nonzeroBitCount }
-        #else
-            return nil
-        #endif
-    }
+    /// Whether this process may run on a second core (one its affinity mask allows: a server
+    /// pinned to one core has one however many the machine has).
+    static let available = Processors.allowed > 1
 
     /// Whether `work` (in a caller's unit) reaching `threshold` pays for splitting: on a machine
     /// with a second core, or always with a threshold of 0 (how tests reach the split path).
@@ -51,7 +34,3 @@ enum TwoCores {
         return [results[0]!, results[1]!]
     }
 }
-
-#if canImport(Glibc)
-    internal import Glibc
-#endif
