@@ -30,16 +30,18 @@ extension SearchEngine {
         if constraints.isEmpty, let candidates {
             // Without constraints every counted attribute has a count, so no `seen` is needed.
             let counts: FacetCounts
-            if let term = termWorthCounting(covering, hits: candidates.count, in: snapshot, from: termCountsFrom) {
+            if let (term, kept) = termWorthCounting(
+                covering, hits: candidates.count, in: snapshot, from: termCountsFrom)
+            {
                 let others = difference(TextIndex.liveDocs(term, in: snapshot), candidates)
-                if let known = snapshot.termCounts(term) {
-                    counts = known.subtracting(tally(others, in: snapshot, splitFrom: splitFrom).counts)
+                let othersCounts = tally(others, in: snapshot, constraints: .unconstrained, splitFrom: splitFrom).counts
+                if let kept {
+                    counts = kept.subtracting(othersCounts)
                 } else {
                     // The term's first such search: the hits as ever, and its other documents
                     // beside them, kept together for the next.
                     counts = unconstrainedCounts(candidates, in: snapshot, splitFrom: splitFrom)
-                    snapshot.keepTermCounts(
-                        counts.adding(tally(others, in: snapshot, splitFrom: splitFrom).counts), of: term)
+                    snapshot.keepTermCounts(counts.adding(othersCounts), of: term)
                 }
             } else {
                 counts = unconstrainedCounts(candidates, in: snapshot, splitFrom: splitFrom)
@@ -47,30 +49,27 @@ extension SearchEngine {
             return facets(counts, seen: nil, numbering: numbering, constraints: constraints, request: request)
         }
         let docs = candidates.map { $0.map(\.doc) } ?? snapshot.liveDocs()
-        let middle = docs.count / 2
-        let halves = [docs[..<middle], docs[middle...]]
-        let split = countsInHalves(docs.count, in: snapshot, splitFrom: splitFrom)
-        let counted = tallied(snapshot, split: split) { part, tally in
-            count(split ? halves[part] : docs[...], in: snapshot, constraints: constraints, into: tally)
-        }
+        let counted = tally(docs, in: snapshot, constraints: constraints, splitFrom: splitFrom)
         return facets(
             counted.counts, seen: counted.seen, numbering: numbering, constraints: constraints, request: request)
     }
 
-    /// The term of `covering` whose documents' counts are worth using: the rarest, when the hits
-    /// (which all have it) are at least half of its documents and its counts are kept, or at
-    /// least three quarters of them (so its other documents are at most a third of the hits: what
-    /// a first use adds to keep its counts), and when the hits are many enough to be worth
-    /// keeping counts for. A term with fewer documents
-    /// than hits cannot cover them and is never used.
-    static func termWorthCounting(_ covering: [String], hits: Int, in snapshot: CatalogSnapshot, from: Int) -> String? {
+    /// The term of `covering` whose documents' counts are worth using, with its kept counts if
+    /// any: the rarest, when the hits (which all have it) are at least half of its documents and
+    /// its counts are kept, or at least three quarters of them (so its other documents are at
+    /// most a third of the hits: what a first use adds to keep its counts), and when the hits
+    /// are many enough to be worth keeping counts for. A term with fewer documents than hits
+    /// cannot cover them and is never used.
+    static func termWorthCounting(
+        _ covering: [String], hits: Int, in snapshot: CatalogSnapshot, from: Int
+    ) -> (term: String, kept: FacetCounts?)? {
         guard hits >= from,
             let rarest = covering.map({ ($0, TextIndex.documentFrequency($0, in: snapshot)) }).min(by: { $0.1 < $1.1 }),
             rarest.1 >= hits
         else { return nil }
         // Kept counts pay whenever the other documents are fewer than the hits.
-        let kept = snapshot.termCounts(rarest.0) != nil
-        return hits * (kept ? 2 : 4) >= rarest.1 * (kept ? 1 : 3) ? rarest.0 : nil
+        let kept = snapshot.termCounts(rarest.0)
+        return hits * (kept != nil ? 2 : 4) >= rarest.1 * (kept != nil ? 1 : 3) ? (rarest.0, kept) : nil
     }
 
     /// Hits below which counting them costs too little to keep a term's counts for.
@@ -84,7 +83,7 @@ extension SearchEngine {
         _ candidates: [Candidate], in snapshot: CatalogSnapshot, splitFrom: Int
     ) -> FacetCounts {
         guard candidates.count * 2 > snapshot.count else {
-            return tally(candidates.map(\.doc), in: snapshot, splitFrom: splitFrom).counts
+            return tally(candidates.map(\.doc), in: snapshot, constraints: .unconstrained, splitFrom: splitFrom).counts
         }
         let split = countsInHalves(snapshot.count - candidates.count, in: snapshot, splitFrom: splitFrom)
         let ranges = split ? TwoCores.halves(of: snapshot) : [Int32.min..<Int32.max]
@@ -95,13 +94,15 @@ extension SearchEngine {
         return snapshot.everythingCounts.subtracting(missing.counts)
     }
 
-    /// Counts of `docs` (ascending) without constraints, in two halves on two cores when many.
-    private static func tally(_ docs: [Int32], in snapshot: CatalogSnapshot, splitFrom: Int) -> FacetTally {
+    /// Counts of `docs` (ascending) under `constraints`, in two halves on two cores when many.
+    private static func tally(
+        _ docs: [Int32], in snapshot: CatalogSnapshot, constraints: Constraints, splitFrom: Int
+    ) -> FacetTally {
         let middle = docs.count / 2
         let halves = [docs[..<middle], docs[middle...]]
         let split = countsInHalves(docs.count, in: snapshot, splitFrom: splitFrom)
         return tallied(snapshot, split: split) { part, tally in
-            count(split ? halves[part] : docs[...], in: snapshot, constraints: .unconstrained, into: tally)
+            count(split ? halves[part] : docs[...], in: snapshot, constraints: constraints, into: tally)
         }
     }
 

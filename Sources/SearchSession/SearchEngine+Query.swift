@@ -198,9 +198,9 @@ extension SearchEngine {
             segment.docThumbnail[local], segment.docID[local],
         ])
         let (image, thumbnail) = (strings[2], strings[3])
-        let localized = !locale.isEmpty && segment.docLocalizedStart[local] != segment.docLocalizedStart[local + 1]
         let text =
-            localized ? segment.display(local, locale: locale) : LocalizedText(title: strings[0], subtitle: strings[1])
+            segment.showsLocalized(local, in: locale)
+            ? segment.display(local, locale: locale) : LocalizedText(title: strings[0], subtitle: strings[1])
         return QueryResult(
             entity: EntityRef(type: segment.type(of: local), id: strings[4]), title: truncate(text.title, 80),
             subtitle: truncate(text.subtitle, 160),

@@ -7,7 +7,8 @@
 ///
 /// A mapped file costs resident memory only for the pages a query touches, and its display
 /// strings are read with `pread` (``copy(from:count:to:)``), never through the mapping, so a large
-/// catalog stays small in RSS; and opening it is a `mmap`, not a parse. Either way the bytes never change after creation, so views into them are `Sendable`.
+/// catalog stays small in RSS; and opening it is a `mmap`, not a parse. Either way the bytes never
+/// change after creation, so views into them are `Sendable`.
 final class ByteRegion: @unchecked Sendable {
     /// The first byte; 16-byte aligned.
     let base: UnsafeRawPointer

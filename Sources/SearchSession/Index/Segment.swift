@@ -192,18 +192,9 @@ final class Segment: @unchecked Sendable {
     /// String `id` of the segment.
     func string(_ id: UInt32) -> String { withBytes(of: id) { String(decoding: $0, as: UTF8.self) } }
 
-    /// Lends string `id`'s bytes to `body`: in place in a segment in memory, copied out of a
-    /// mapped file (see ``ByteRegion/copy(from:count:to:)``: a mapped segment's strings never
-    /// become resident memory).
+    /// Lends string `id`'s bytes to `body`.
     func withBytes<R>(of id: UInt32, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let start = Int(stringOffsets[Int(id)])
-        let count = Int(stringOffsets[Int(id) + 1]) - start
-        let inPlace = UnsafeBufferPointer(rebasing: stringBytes[start..<(start + count)])
-        guard region.isMapped, count > 0 else { return body(inPlace) }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { copy in
-            region.copy(from: inPlace.baseAddress!, count: count, to: copy.baseAddress!)
-            return body(UnsafeBufferPointer(copy))
-        }
+        withStringBytes(Int(stringOffsets[Int(id)])..<Int(stringOffsets[Int(id) + 1]), body)
     }
 
     /// Whether string `id` is `text`, without making a String.
@@ -218,18 +209,24 @@ final class Segment: @unchecked Sendable {
         let start = Int(stringOffsets[Int(low)])
         let end = Int(stringOffsets[Int(high) + 1])
         guard end - start <= Self.closeStrings else { return ids.map(string) }
-        let span = UnsafeBufferPointer(rebasing: stringBytes[start..<end])
-        func decoded(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+        return withStringBytes(start..<end) { span in
             ids.map { id in
                 let from = Int(stringOffsets[Int(id)]) - start
                 let to = Int(stringOffsets[Int(id) + 1]) - start
-                return id == 0 ? "" : String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self)
+                return id == 0 ? "" : String(decoding: UnsafeBufferPointer(rebasing: span[from..<to]), as: UTF8.self)
             }
         }
-        guard region.isMapped, !span.isEmpty else { return decoded(span) }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: span.count) { copy in
-            region.copy(from: span.baseAddress!, count: span.count, to: copy.baseAddress!)
-            return decoded(UnsafeBufferPointer(copy))
+    }
+
+    /// Lends the string bytes at `range` to `body`: in place in a segment in memory, copied out
+    /// of a mapped file (see ``ByteRegion/copy(from:count:to:)``: a mapped segment's strings
+    /// never become resident memory).
+    private func withStringBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let inPlace = UnsafeBufferPointer(rebasing: stringBytes[range])
+        guard region.isMapped, !inPlace.isEmpty else { return body(inPlace) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: inPlace.count) { copy in
+            region.copy(from: inPlace.baseAddress!, count: inPlace.count, to: copy.baseAddress!)
+            return body(UnsafeBufferPointer(copy))
         }
     }
 
@@ -343,14 +340,20 @@ final class Segment: @unchecked Sendable {
         attributeNames.firstIndex { self.name($0, equals: name) }.map(UInt32.init)
     }
 
+    /// Whether `locale` may show the document in a text of its own (a locale asked, and localized
+    /// texts to choose from): otherwise its title and subtitle are the default ones.
+    func showsLocalized(_ doc: Int, in locale: String) -> Bool {
+        !locale.isEmpty && docLocalizedStart[doc] != docLocalizedStart[doc + 1]
+    }
+
     /// The title and subtitle to show in `locale`: an exact match (`de-AT`), then its language
     /// (`de`), then the default (see `Entity.display(locale:)`, which this mirrors without
     /// materializing the entity).
     func display(_ doc: Int, locale: String) -> LocalizedText {
         let title = string(docTitle[doc])
         let subtitle = string(docSubtitle[doc])
+        if !showsLocalized(doc, in: locale) { return LocalizedText(title: title, subtitle: subtitle) }
         let localized = Int(docLocalizedStart[doc])..<Int(docLocalizedStart[doc + 1])
-        if locale.isEmpty || localized.isEmpty { return LocalizedText(title: title, subtitle: subtitle) }
         var texts = [String: LocalizedText]()
         for k in localized {
             texts[name(localizedLocale[k])] = LocalizedText(

@@ -50,10 +50,17 @@ enum TextIndex {
 
     /// The live documents that have `term`, ascending.
     static func liveDocs(_ term: String, in snapshot: CatalogSnapshot) -> [Int32] {
+        live(in: snapshot) { segment in segment.term(term).map { segment.postings($0).docs } }
+    }
+
+    /// The live documents of each segment's list (its own document numbers, ascending) as
+    /// snapshot document numbers, ascending.
+    private static func live(
+        in snapshot: CatalogSnapshot, _ list: (Segment) -> UnsafeBufferPointer<UInt32>?
+    ) -> [Int32] {
         var out = [Int32]()
         for (si, segment) in snapshot.segments.enumerated() {
-            guard let number = segment.term(term) else { continue }
-            let docs = segment.postings(number).docs
+            guard let docs = list(segment) else { continue }
             let deleted = snapshot.deletes[si]
             let base = snapshot.bases[si]
             out.reserveCapacity(out.count + docs.count)
@@ -202,14 +209,6 @@ enum TextIndex {
 
     /// Live documents whose title or a tag analyzes to exactly `terms`, ascending.
     static func exactMatches(_ terms: [String], in snapshot: CatalogSnapshot) -> [Int32] {
-        var out = [Int32]()
-        for (si, segment) in snapshot.segments.enumerated() {
-            let docs = segment.phraseDocs(terms)
-            let deleted = snapshot.deletes[si]
-            let base = snapshot.bases[si]
-            out.reserveCapacity(out.count + docs.count)
-            for d in docs where deleted.count == 0 || !deleted.contains(Int(d)) { out.append(base + Int32(d)) }
-        }
-        return out
+        live(in: snapshot) { $0.phraseDocs(terms) }
     }
 }

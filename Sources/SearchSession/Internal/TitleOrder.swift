@@ -14,10 +14,7 @@ enum TitleOrder {
         guard limit > 0, !list.isEmpty else { return [] }
         let hits = list.map { candidate -> Hit in
             let (segment, local) = snapshot.locate(candidate.doc)
-            let localized =
-                !locale.isEmpty
-                && snapshot.segments[segment].docLocalizedStart[local]
-                    != snapshot.segments[segment].docLocalizedStart[local + 1]
+            let localized = snapshot.segments[segment].showsLocalized(local, in: locale)
             return Hit(
                 segment: segment, local: local,
                 rank: localized ? nil : snapshot.segments[segment].docTitleRank[local])
