@@ -23,6 +23,9 @@ public struct VisualSearchService: Sendable {
     private let linker: EntityLinker
     /// Recent Query answers; each service has its own, since answers carry its router's links.
     private let queryCache: QueryResponseCache
+    /// Where catalog writes run: each waits for the catalog log's fsync, which must not hold a
+    /// thread of the pool that answers searches (see ``BlockingLane``).
+    private let catalogWrites = BlockingLane(label: "vi-continue.catalog-writes")
 
     /// The default for `queryCacheEntries`: about a megabyte of sheet answers at most.
     public static let defaultQueryCacheEntries = 512
@@ -93,15 +96,22 @@ public struct VisualSearchService: Sendable {
             },
             .unary(Paths.upsertEntities, maxRequestBytes: Self.descriptorReceiveLimit) {
                 (request: UpsertEntitiesRequest, _) -> CatalogUpdateResponse in
-                // Runs off the event loop: the write waits for the catalog log's fsync.
                 let entities = request.entities.map(SearchSession.Entity.init)
                 return CatalogUpdateResponse(
-                    try await mappingErrors { () async throws(SearchError) in try sessions.engine.upsert(entities) })
+                    try await mappingErrors { () async throws(SearchError) in
+                        try await catalogWrites.run { [engine = sessions.engine] () throws(SearchError) in
+                            try engine.upsert(entities)
+                        }
+                    })
             },
             .unary(Paths.deleteEntities) { (request: DeleteEntitiesRequest, _) -> CatalogUpdateResponse in
                 let refs = request.entities.map { SearchSession.EntityRef(type: $0.type, id: $0.id) }
                 return CatalogUpdateResponse(
-                    try await mappingErrors { () async throws(SearchError) in try sessions.engine.delete(refs) })
+                    try await mappingErrors { () async throws(SearchError) in
+                        try await catalogWrites.run { [engine = sessions.engine] () throws(SearchError) in
+                            try engine.delete(refs)
+                        }
+                    })
             },
         ]
     }

@@ -1,45 +1,30 @@
 internal import Foundation
 
-/// One acknowledged catalog write, as the log keeps it.
+/// One acknowledged catalog write, as the log keeps it (in the binary form of
+/// CatalogChange+Binary.swift; logs written before it hold JSON, still read).
 enum CatalogChange: Sendable, Codable, Equatable {
     /// Entities inserted or replaced whole.
     case upsert([Entity])
     /// Entities removed (absent ones are no-ops).
     case delete([EntityRef])
 
-    func encoded() throws(SearchError) -> [UInt8] {
+    /// A change a log wrote as JSON.
+    static func decodeJSON(_ bytes: [UInt8], position: UInt64) throws(SearchError) -> CatalogChange {
         do {
-            return Array(try JSONEncoder().encode(self))
+            return try JSONDecoder().decode(Self.self, from: Data(bytes))
         } catch {
-            throw SearchError(code: .storage, message: "cannot encode a catalog change", cause: "\(error)")
+            throw SearchError(
+                code: .storage, message: "catalog log entry \(position) is unreadable", cause: "\(error)")
         }
     }
 
-    /// One entity as the log's folded rows keep it.
-    static func encode(_ entity: Entity) throws(SearchError) -> [UInt8] {
-        do {
-            return Array(try JSONEncoder().encode(entity))
-        } catch {
-            throw SearchError(code: .storage, message: "cannot encode an entity for the log", cause: "\(error)")
-        }
-    }
-
-    /// One entity of the log's folded rows (folded through `position`).
-    static func decodeEntity(_ bytes: [UInt8], position: UInt64) throws(SearchError) -> Entity {
+    /// An entity a log's folded rows kept as JSON (folded through `position`).
+    static func decodeJSONEntity(_ bytes: [UInt8], position: UInt64) throws(SearchError) -> Entity {
         do {
             return try JSONDecoder().decode(Entity.self, from: Data(bytes))
         } catch {
             throw SearchError(
                 code: .storage, message: "catalog log folded entity at \(position) is unreadable", cause: "\(error)")
-        }
-    }
-
-    init(encoded bytes: [UInt8], position: UInt64) throws(SearchError) {
-        do {
-            self = try JSONDecoder().decode(Self.self, from: Data(bytes))
-        } catch {
-            throw SearchError(
-                code: .storage, message: "catalog log entry \(position) is unreadable", cause: "\(error)")
         }
     }
 }

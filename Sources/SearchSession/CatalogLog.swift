@@ -113,7 +113,7 @@ public final class CatalogLog: Sendable {
     ///
     /// - Returns: Its position: the catalog version that includes it.
     func append(_ change: CatalogChange) throws(SearchError) -> UInt64 {
-        let payload = try change.encoded()
+        let payload = change.encoded()
         return try connection.withLock { c throws(SearchError) in
             try c.run(
                 "INSERT INTO catalog_log (kind, payload) VALUES ('change', ?1)", bind: [.blob(payload)])
@@ -129,25 +129,22 @@ public final class CatalogLog: Sendable {
     func fold(through position: UInt64) throws(SearchError) -> Int {
         try connection.withLock { c throws(SearchError) in
             try c.transaction { () throws(SearchError) -> Int in
-                var changes = [(position: UInt64, change: CatalogChange)]()
+                var entries = [(position: UInt64, payload: [UInt8])]()
                 try c.forEachRow(
                     "SELECT position, payload FROM catalog_log WHERE kind = 'change' AND position <= ?1 ORDER BY position",
                     bind: [.int(Int64(position))]
-                ) { row throws(SearchError) in
-                    let at = UInt64(row.int(0))
-                    changes.append((at, try CatalogChange(encoded: row.blob(1), position: at)))
-                }
-                guard let last = changes.last?.position else { return 0 }
-                // Oldest first: an entity's row ends as its last change left it.
-                for (_, change) in changes {
-                    switch change {
-                    case .upsert(let entities):
-                        for entity in entities {
+                ) { row in entries.append((UInt64(row.int(0)), row.blob(1))) }
+                guard let last = entries.last?.position else { return 0 }
+                // Oldest first: an entity's row ends as its last change left it. Entity records
+                // are copied as they are (see CatalogChange+Binary): only their references are read.
+                for (at, payload) in entries {
+                    if let records = try CatalogChange.entityRecords(encoded: payload, position: at) {
+                        for (ref, record) in records {
                             try c.run(
                                 "INSERT OR REPLACE INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, 0, ?3)",
-                                bind: [.text(entity.type), .text(entity.id), .blob(try CatalogChange.encode(entity))])
+                                bind: [.text(ref.type), .text(ref.id), .blob(Array(record))])
                         }
-                    case .delete(let refs):
+                    } else if case .delete(let refs) = try CatalogChange(encoded: payload, position: at) {
                         for ref in refs {
                             try c.run(
                                 "INSERT OR REPLACE INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, 1, NULL)",
@@ -160,7 +157,7 @@ public final class CatalogLog: Sendable {
                 try c.run(
                     "INSERT OR REPLACE INTO catalog_marks (name, position) VALUES ('folded', ?1)",
                     bind: [.int(Int64(last))])
-                return changes.count
+                return entries.count
             }
         }
     }

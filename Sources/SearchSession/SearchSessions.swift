@@ -51,10 +51,28 @@ public final class SearchSessions: Sendable {
             source: descriptor.source, locale: descriptor.locale,
             pageSize: pageSize == 0 ? SearchEngine.defaultPageSize : min(pageSize, Self.maximumPageSize),
             createdAtUnixMs: now, expiresAtUnixMs: now + ttlMs)
-        try await store.save(record)
-        return try engine.search(
-            session: record, request: SearchRequest(sessionID: record.id, maxFacetValues: maxFacetValues),
-            linker: linker)
+        // The session is stored while its first page is searched: the store's commit (an fsync
+        // for SQLite, a round trip for Redis) overlaps the search instead of adding to it. The
+        // page is answered only once the session is stored.
+        async let storing: SearchError? = {
+            do throws(SearchError) {
+                try await store.save(record)
+                return nil
+            } catch {
+                return error
+            }
+        }()
+        let state: SearchState
+        do {
+            state = try engine.search(
+                session: record, request: SearchRequest(sessionID: record.id, maxFacetValues: maxFacetValues),
+                linker: linker)
+        } catch {
+            _ = await storing
+            throw error
+        }
+        if let failed = await storing { throw failed }
+        return state
     }
 
     /// Refines a session.

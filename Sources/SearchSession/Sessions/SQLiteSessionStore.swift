@@ -9,8 +9,12 @@ internal import Synchronization
 /// (the WAL is in the OS page cache) but not a power cut; FULL costs one fsync per Capture and
 /// also covers the power cut, which is what "acknowledged" should mean. Checkpoints run
 /// automatically (every 1000 WAL pages) and on close.
+///
+/// The async calls run their statements on a lane of their own (``BlockingLane``): a caller
+/// waiting for the fsync is suspended and leaves its cooperative thread to other calls.
 public final class SQLiteSessionStore: SessionStore {
     private let connection: Mutex<SQLiteConnection>
+    private let lane: BlockingLane
     /// The database file.
     public let path: String
 
@@ -30,6 +34,7 @@ public final class SQLiteSessionStore: SessionStore {
             """)
         try c.execute("CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions (expires_at_ms)")
         connection = Mutex(c)
+        lane = BlockingLane(label: "vi-continue.sessions \(path)")
     }
 
     public func save(_ record: SessionRecord) async throws(SearchError) {
@@ -39,7 +44,9 @@ public final class SQLiteSessionStore: SessionStore {
         } catch {
             throw SearchError(code: .storage, message: "cannot encode session", cause: "\(error)")
         }
-        try save(encoded: blob, id: record.id, expiresAtUnixMs: record.expiresAtUnixMs)
+        try await lane.run { [self] () throws(SearchError) in
+            try save(encoded: blob, id: record.id, expiresAtUnixMs: record.expiresAtUnixMs)
+        }
     }
 
     /// Stores an encoded record; returns once SQLite has committed (and fsynced) it.
@@ -53,9 +60,12 @@ public final class SQLiteSessionStore: SessionStore {
 
     public func load(id: String, nowUnixMs: Int64) async throws(SearchError) -> SessionRecord {
         guard SessionRecord.isWellFormed(id) else { throw .sessionNotFound(id) }
-        let blob = try connection.withLock { c throws(SearchError) in
-            try c.queryBlob(
-                "SELECT record FROM sessions WHERE id = ?1 AND expires_at_ms > ?2", bind: [.text(id), .int(nowUnixMs)])
+        let blob = try await lane.run { [self] () throws(SearchError) in
+            try connection.withLock { c throws(SearchError) in
+                try c.queryBlob(
+                    "SELECT record FROM sessions WHERE id = ?1 AND expires_at_ms > ?2",
+                    bind: [.text(id), .int(nowUnixMs)])
+            }
         }
         guard let blob else { throw .sessionNotFound(id) }
         do {
@@ -66,9 +76,11 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     public func purgeExpired(nowUnixMs: Int64) async throws(SearchError) -> Int {
-        try connection.withLock { c throws(SearchError) in
-            try c.run("DELETE FROM sessions WHERE expires_at_ms <= ?1", bind: [.int(nowUnixMs)])
-            return c.changes
+        try await lane.run { [self] () throws(SearchError) in
+            try connection.withLock { c throws(SearchError) in
+                try c.run("DELETE FROM sessions WHERE expires_at_ms <= ?1", bind: [.int(nowUnixMs)])
+                return c.changes
+            }
         }
     }
 }
