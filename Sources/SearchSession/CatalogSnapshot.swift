@@ -80,10 +80,13 @@ public final class CatalogSnapshot: Sendable {
         var segments = self.segments
         var deletes = self.deletes
         var applied = 0
+        var removed = [(segment: Int, local: Int)]()
         func remove(_ ref: EntityRef) -> Bool {
             guard let doc = doc(of: ref) else { return false }
             let (s, local) = locate(doc)
-            return deletes[s].insert(local)
+            guard deletes[s].insert(local) else { return false }
+            removed.append((s, local))
+            return true
         }
         switch change {
         case .upsert(let batch):
@@ -98,22 +101,72 @@ public final class CatalogSnapshot: Sendable {
         let next = CatalogSnapshot(
             version: version, generation: generation, synonyms: synonyms, analyzer: analyzer, segments: segments,
             deletes: deletes)
-        next.inheritNumbering(from: self)
+        next.inheritDerived(from: self, removed: removed)
         return (next, applied)
     }
 
-    /// Takes over the facet numbering of a snapshot whose segments are a prefix of this one's (a
-    /// delete keeps them, an upsert appends one), extending it by the new segments instead of
-    /// numbering every segment again.
-    func inheritNumbering(from previous: CatalogSnapshot) {
+    /// Takes over what `previous` derived, when its segments are a prefix of this one's (a delete
+    /// keeps them, an upsert appends one), brought up to date by the change's documents instead
+    /// of computed again by the first search after a write: the facet numbering is extended by
+    /// the new segments, and the counts of every live document and the kept term counts lose
+    /// the `removed` documents (segment, local number) and gain the new segments' documents.
+    /// Counts carry over only while the bucket layouts stay (a number outside an attribute's
+    /// range changes them); otherwise the first search computes them again.
+    func inheritDerived(from previous: CatalogSnapshot, removed: [(segment: Int, local: Int)]) {
         guard previous.segments.count <= segments.count,
-            zip(previous.segments, segments).allSatisfy({ $0 === $1 }),
-            let numbering = previous.derived.withLock({ $0.numbering })
+            zip(previous.segments, segments).allSatisfy({ $0 === $1 })
         else { return }
-        let extended =
-            previous.segments.count == segments.count
-            ? numbering : numbering.extended(with: segments[previous.segments.count...])
-        derived.withLock { $0.numbering = extended }
+        let (numbering, everything, termCounts, termOrder) = previous.derived.withLock {
+            ($0.numbering, $0.everything, $0.termCounts, $0.termOrder)
+        }
+        guard let numbering else { return }
+        let added = previous.segments.count..<segments.count
+        let extended = added.isEmpty ? numbering : numbering.extended(with: segments[added])
+        guard extended.keepsBucketLayouts(of: numbering) else {
+            derived.withLock { $0.numbering = extended }
+            return
+        }
+        var addedDocs = [(segment: Int, local: Int)]()
+        for s in added {
+            for local in 0..<segments[s].count where !deletes[s].contains(local) { addedDocs.append((s, local)) }
+        }
+        let inherited = everything.map { updated($0, numbering: extended, removing: removed, adding: addedDocs) }
+        var inheritedTerms = [String: FacetCounts]()
+        var bytes = 0
+        for term in termOrder {
+            guard let counts = termCounts[term] else { continue }
+            let having = { (s: Int, local: Int) -> Bool in
+                guard let number = self.segments[s].term(term) else { return false }
+                let docs = self.segments[s].postings(number).docs
+                let at = docs.partitionPoint { $0 >= UInt32(local) }
+                return at < docs.endIndex && docs[at] == UInt32(local)
+            }
+            let kept = updated(
+                counts, numbering: extended, removing: removed.filter(having), adding: addedDocs.filter(having))
+            inheritedTerms[term] = kept
+            bytes += kept.bytes
+        }
+        derived.withLock {
+            $0.numbering = extended
+            $0.everything = inherited
+            $0.termCounts = inheritedTerms
+            $0.termOrder = termOrder.filter { inheritedTerms[$0] != nil }
+            $0.termBytes = bytes
+        }
+    }
+
+    /// `counts` (in a numbering that `numbering` extends) without `removing`'s documents and with
+    /// `adding`'s, in `numbering`.
+    private func updated(
+        _ counts: FacetCounts, numbering: FacetNumbering, removing: [(segment: Int, local: Int)],
+        adding: [(segment: Int, local: Int)]
+    ) -> FacetCounts {
+        let padded = counts.padded(to: numbering)
+        guard !removing.isEmpty || !adding.isEmpty else { return padded }
+        let tally = FacetTally(numbering)
+        for (s, local) in removing { tally.add(local, of: segments[s], numbering.segmentNumbers[s], sign: -1) }
+        for (s, local) in adding { tally.add(local, of: segments[s], numbering.segmentNumbers[s]) }
+        return padded.adding(tally.counts)
     }
 
     /// Drops what was derived (numbering, counts): a replaced snapshot kept for page tokens

@@ -121,6 +121,16 @@ struct FacetNumbering: Sendable {
         return global
     }
 
+    /// Whether every attribute of `earlier` (a numbering this one extends) keeps its bucket
+    /// layout, its buckets' place and its kind here: then counts made in `earlier` are counts in
+    /// this numbering once padded (see ``FacetCounts/padded(to:)``).
+    func keepsBucketLayouts(of earlier: FacetNumbering) -> Bool {
+        earlier.attributeNames.indices.allSatisfy { attribute in
+            buckets[attribute] == earlier.buckets[attribute] && bucketStart[attribute] == earlier.bucketStart[attribute]
+                && hasStrings[attribute] == earlier.hasStrings[attribute]
+        }
+    }
+
     /// The number of an attribute name, if the snapshot has it.
     func attribute(named name: String) -> Int32? { attributeNumbers[name] }
 
@@ -138,7 +148,7 @@ struct FacetNumbering: Sendable {
 }
 
 /// Facet counts in a snapshot's numbering.
-struct FacetCounts: Sendable {
+struct FacetCounts: Sendable, Equatable {
     var types: [Int32]
     var categories: [Int32]
     var values: [Int32]
@@ -156,11 +166,30 @@ struct FacetCounts: Sendable {
         func combine(_ a: [Int32], _ b: [Int32]) -> [Int32] { zip(a, b).map { $0 &+ sign &* $1 } }
         var textNumbers = self.textNumbers
         for (attribute, labels) in other.textNumbers {
-            for (label, count) in labels { textNumbers[attribute, default: [:]][label, default: 0] += sign * count }
+            for (label, count) in labels {
+                let total = textNumbers[attribute, default: [:]][label, default: 0] + sign * count
+                // A label no document has any more is gone, as in counts made afresh.
+                textNumbers[attribute]?[label] = total == 0 ? nil : total
+            }
+            if textNumbers[attribute]?.isEmpty == true { textNumbers[attribute] = nil }
         }
         return FacetCounts(
             types: combine(types, other.types), categories: combine(categories, other.categories),
             values: combine(values, other.values), buckets: combine(buckets, other.buckets), textNumbers: textNumbers)
+    }
+
+    /// These counts in `numbering`, which extends theirs with layouts kept: the values it adds
+    /// count 0.
+    func padded(to numbering: FacetNumbering) -> FacetCounts {
+        func pad(_ counts: [Int32], to count: Int) -> [Int32] {
+            counts.count == count ? counts : counts + repeatElement(0, count: count - counts.count)
+        }
+        return FacetCounts(
+            types: pad(types, to: numbering.typeNames.count),
+            categories: pad(categories, to: numbering.categoryNames.count),
+            values: pad(values, to: numbering.valueLabels.count),
+            buckets: pad(buckets, to: Int(numbering.bucketStart.last ?? 0)),
+            textNumbers: textNumbers)
     }
 
     /// About how many bytes the counts hold.
