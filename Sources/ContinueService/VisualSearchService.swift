@@ -24,7 +24,8 @@ public struct VisualSearchService: Sendable {
     /// Recent Query answers; each service has its own, since answers carry its router's links.
     private let queryCache: QueryResponseCache
     /// Where catalog writes run: each waits for the catalog log's fsync, which must not hold a
-    /// thread of the pool that answers searches (see ``BlockingLane``).
+    /// thread of the pool that answers searches (see ``BlockingLane``). Not a background lane:
+    /// a write is a call waiting for its answer (behind searches, its p50 doubled under load).
     private let catalogWrites = BlockingLane(label: "vi-continue.catalog-writes")
 
     /// The default for `queryCacheEntries`: about a megabyte of sheet answers at most.

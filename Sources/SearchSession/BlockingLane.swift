@@ -1,18 +1,61 @@
 internal import Dispatch
+internal import Foundation
+internal import Synchronization
+internal import SystemInfo
 
-/// A thread of its own for work that blocks (an fsync, a lock held across one), so that async
-/// callers wait for it suspended instead of holding a thread of Swift's cooperative pool.
+/// A thread of its own for work that blocks (an fsync, a lock held across one) or that must
+/// not compete with searches, so that async callers wait for it suspended instead of holding a
+/// thread of Swift's cooperative pool.
 ///
 /// The pool has a thread per allowed core (on a server pinned to one core, one): a catalog write
 /// that waits 10–100 ms for its log's fsync on a pool thread stalls every Capture meanwhile,
 /// even those that need nothing from the disk. Work on one lane runs one piece at a time, in
-/// order.
+/// order. The thread is the lane's alone, so a background lane's lower priority stays with it
+/// (a dispatch queue's worker threads also run the pool's jobs).
 public final class BlockingLane: Sendable {
-    private let queue: DispatchQueue
+    private enum Item {
+        case work(@Sendable () -> Void)
+        case stop
+    }
 
-    /// A lane named `label` (seen in debuggers and profiles).
-    public init(label: String) {
-        queue = DispatchQueue(label: label)
+    /// What the thread and the lane share (the lane itself is not kept by its thread, so it can
+    /// go away and stop the thread).
+    private final class Queue: Sendable {
+        let items = Mutex<[Item]>([])
+        let ready = DispatchSemaphore(value: 0)
+
+        func push(_ item: Item) {
+            items.withLock { $0.append(item) }
+            ready.signal()
+        }
+
+        func pop() -> Item {
+            ready.wait()
+            return items.withLock { $0.removeFirst() }
+        }
+    }
+
+    private let queue = Queue()
+
+    /// A lane named `label` (seen in debuggers and profiles); a `background` lane's thread runs
+    /// at ``BackgroundPriority`` (segment merges, catalog writes: searches go first).
+    public init(label: String, background: Bool = false) {
+        let thread = Thread { [queue] in
+            if background { BackgroundPriority.lowerCallingThread() }
+            while case .work(let work) = queue.pop() { work() }
+        }
+        thread.name = label
+        thread.start()
+    }
+
+    deinit {
+        // The thread ends after the work already queued.
+        queue.push(.stop)
+    }
+
+    /// Queues `work` and returns at once.
+    public func enqueue(_ work: @escaping @Sendable () -> Void) {
+        queue.push(.work(work))
     }
 
     /// Runs `work` on the lane and returns its result; the caller is suspended meanwhile.
@@ -20,10 +63,15 @@ public final class BlockingLane: Sendable {
         _ work: @escaping @Sendable () throws(SearchError) -> Value
     ) async throws(SearchError) -> Value {
         let result: Result<Value, SearchError> = await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(returning: Result { () throws(SearchError) -> Value in try work() })
-            }
+            enqueue { continuation.resume(returning: Result { () throws(SearchError) -> Value in try work() }) }
         }
         return try result.get()
+    }
+
+    /// Blocks until the work queued so far has run.
+    public func waitUntilIdle() {
+        let done = DispatchSemaphore(value: 0)
+        enqueue { done.signal() }
+        done.wait()
     }
 }

@@ -48,7 +48,8 @@ public final class SearchEngine: Sendable {
     public let maximumRetained: Int
     /// When small segments are merged.
     let mergePolicy: MergePolicy
-    private let mergeQueue = DispatchQueue(label: "vi-continue.segment-merge", qos: .utility)
+    /// Merges run here, behind searches (see ``BlockingLane``).
+    private let mergeLane = BlockingLane(label: "vi-continue.segment-merge", background: true)
     /// One merge at a time, whoever runs it (the background queue or ``mergeUntilSettled()``).
     private let mergeLock = Mutex<Void>(())
     /// One checkpoint at a time: each writes files and then the manifest naming them.
@@ -348,8 +349,7 @@ public final class SearchEngine: Sendable {
             return true
         }
         guard start else { return }
-        mergeQueue.async { [self] in
-            Self.yieldToQueries()
+        mergeLane.enqueue { [self] in
             while mergeOnce() {}
             // Merges are what make a checkpoint worth writing; a failed one leaves the log and the
             // previous manifest, which still recover everything.
@@ -360,19 +360,6 @@ public final class SearchEngine: Sendable {
             // A write between the last check and the flag may have asked for another merge.
             scheduleMerge()
         }
-    }
-
-    /// Lowers the calling (merge) thread's priority: on a machine with few cores a merge would
-    /// otherwise take the core from the queries it is meant to speed up.
-    private static func yieldToQueries() {
-        #if canImport(Glibc)
-            // On Linux, setpriority with a thread id sets that thread's nice value alone (gettid is
-            // looked up: the Glibc module does not export it).
-            typealias ThreadID = @convention(c) () -> Int32
-            guard let symbol = dlsym(nil, "gettid") else { return }
-            let thread = unsafeBitCast(symbol, to: ThreadID.self)()
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(thread), 10)
-        #endif
     }
 
     /// Merges the segments the policy picks now, if any; returns whether it merged.
@@ -404,7 +391,7 @@ public final class SearchEngine: Sendable {
 
     /// Waits for the merges (and their checkpoint) queued so far to finish.
     public func waitUntilIdle() {
-        mergeQueue.sync {}
+        mergeLane.waitUntilIdle()
     }
 
     /// The error for a batch with bad entities: each named by its index and reason (the first

@@ -134,6 +134,60 @@ if arguments.count > 3 && arguments[3] == "upsert-loop" {
     }
     exit(0)
 }
+if arguments.count > 3 && arguments[3] == "write-loop" {
+    // Captures while another thread upserts 100 entities every 100 ms (as bench/rpc/write-load
+    // does over gRPC), then without writes: the engine's share of the write-load ratio.
+    // With a state directory as the sixth argument, the engine is `serve`'s: mapped segments,
+    // merges written there, every write fsynced to the catalog log, sessions in SQLite.
+    var opened = engine
+    var store: any SessionStore = InMemorySessionStore()
+    if arguments.count > 5 {
+        let state = arguments[5]
+        try FileManager.default.createDirectory(atPath: state + "/index", withIntermediateDirectories: true)
+        opened = try SearchEngine.open(
+            catalogAt: catalogPath, log: CatalogLog(path: state + "/catalog-log.sqlite"),
+            index: IndexDirectory(path: state + "/index")).0
+        // "memory" after it keeps sessions in memory, to tell the two disks' shares apart.
+        if arguments.count <= 6 || arguments[6] != "memory" {
+            store = try SQLiteSessionStore(path: state + "/sessions.sqlite")
+        }
+    }
+    let engine = opened
+    let front = SearchSessions(engine: engine, store: store)
+    let seconds = arguments.count > 4 ? Double(arguments[4]) ?? 10 : 10
+    func run(_ label: String) async throws {
+        var samples = [Double]()
+        let end = ContinuousClock.now + .seconds(seconds)
+        var i = 0
+        while ContinuousClock.now < end {
+            let start = ContinuousClock.now
+            _ = try await front.capture(descriptors[i % descriptors.count], pageSize: 20)
+            samples.append(micros(ContinuousClock.now - start))
+            i += 1
+        }
+        samples.sort()
+        print(String(format: "%@: n=%d p50 %.0f µs p99 %.0f µs worst %.0f µs", label, samples.count,
+            percentile(samples, 0.5), percentile(samples, 0.99), samples.last ?? 0))
+    }
+    try await run("idle")
+    let writer = Thread {
+        var round = 0
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(seconds) {
+            let batch = (0..<100).map { k -> Entity in
+                var e = file.entities[(round * 100 + k) % file.entities.count]
+                e.subtitle = "load \(round)"
+                return e
+            }
+            try? engine.upsert(batch)
+            round += 1
+            Thread.sleep(until: Date(timeIntervalSinceNow: 0.1))
+        }
+    }
+    writer.start()
+    try await run("writes")
+    exit(0)
+}
 if arguments.count > 3 && arguments[3] == "slowest" {
     // Which queries make the tail: each session search timed (best of 3), the slowest printed
     // with their labels and hit counts.
