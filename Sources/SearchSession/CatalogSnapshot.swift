@@ -169,10 +169,11 @@ public final class CatalogSnapshot: Sendable {
         return padded.adding(tally.counts)
     }
 
-    /// Drops what was derived (numbering, counts): a replaced snapshot kept for page tokens
-    /// computes them again if a token ever comes back, instead of holding them meanwhile.
+    /// Drops what was derived (numbering, counts, links): a replaced snapshot kept for page
+    /// tokens computes them again if a token ever comes back, instead of holding them meanwhile.
     func dropDerived() {
         derived.withLock { $0 = Derived() }
+        linkCache.clear()
     }
 
     /// Set once a search on this snapshot handed out a page token: only such snapshots are worth

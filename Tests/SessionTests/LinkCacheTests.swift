@@ -88,6 +88,32 @@ import Testing
         #expect(after == Self.uncached(try engine.query(Self.beatles), engine: engine, scheme: "app"))
     }
 
+    @Test("a replaced snapshot keeps no links while it waits for page tokens, and links again if one comes")
+    func aReplacedSnapshotDropsItsLinks() throws {
+        let engine = Fixtures.engine()
+        let counting = CountingLinker(scheme: "app")
+        let session = SessionRecord(
+            id: "s", labels: [Label("beatles")], prints: [], source: .camera, locale: "", pageSize: 2,
+            createdAtUnixMs: 0, expiresAtUnixMs: .max)
+        let first = try engine.search(session: session, request: SearchRequest(sessionID: "s"), linker: counting.linker)
+        let replaced = engine.snapshot
+        #expect(replaced.linkCache.count == first.results.count)
+        try engine.upsert([Entity(type: "album", id: "new", title: "New")])
+        #expect(replaced !== engine.snapshot)
+        #expect(replaced.linkCache.count == 0)
+        // Page 2 still reads the replaced snapshot, with the same links as ever.
+        let second = try engine.search(
+            session: session, request: SearchRequest(sessionID: "s", pageToken: first.nextPageToken),
+            linker: counting.linker)
+        #expect(!second.results.isEmpty)
+        #expect(replaced.linkCache.count == second.results.count)
+        for result in second.results {
+            #expect(
+                result.deepLink == CountingLinker.link(result.entity, scheme: "app")
+                    ?? replaced.entity(result.entity)!.link)
+        }
+    }
+
     @Test("another linker (a reloaded route table) replaces the links cached on the same snapshot")
     func aNewLinkerReplacesTheCachedLinks() throws {
         let engine = Fixtures.engine()

@@ -43,4 +43,13 @@ final class LinkCache: Sendable {
             }
         }
     }
+
+    /// How many links are kept.
+    var count: Int { state.withLock { $0.links.count } }
+
+    /// Forgets every link: a replaced snapshot keeps none while it waits for page tokens that
+    /// may never come (under steady writes, hundreds of them would each hold their results' links).
+    func clear() {
+        state.withLock { $0 = State() }
+    }
 }

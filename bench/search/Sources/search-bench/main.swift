@@ -186,6 +186,8 @@ if arguments.count > 3 && arguments[3] == "write-loop" {
     }
     writer.start()
     try await run("writes")
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    print(status.split(separator: "\n").filter { $0.hasPrefix("Rss") || $0.hasPrefix("VmRSS") }.joined(separator: "; "))
     exit(0)
 }
 if arguments.count > 3 && arguments[3] == "slowest" {
