@@ -119,7 +119,7 @@ public final class SearchEngine: Sendable {
     init(
         current: CatalogSnapshot, baseline: String, nextGeneration: UInt64, log: CatalogLog?, index: IndexDirectory?,
         retention: Duration, maximumRetained: Int, tokenGrace: Duration = .seconds(10),
-        retainedSegmentBudget: Int = 64 << 20, mergePolicy: MergePolicy = MergePolicy(),
+        retainedSegmentBudget: Int? = nil, mergePolicy: MergePolicy = MergePolicy(),
         nowMs: @escaping @Sendable () -> Int64
     ) {
         state = Mutex(State(current: current, baseline: baseline, nextGeneration: nextGeneration))
@@ -309,7 +309,8 @@ public final class SearchEngine: Sendable {
             if s.retired.count > maximumRetained { s.retired.removeFirst(s.retired.count - maximumRetained) }
             // Under heavy writes, replaced snapshots pin segments merged away meanwhile: past the
             // budget the oldest go first (their tokens then ask to start again from page 1).
-            while s.retired.count > 1 && Self.pinnedBytes(s.retired, current: next) > retainedSegmentBudget {
+            let budget = retainedSegmentBudget ?? Self.defaultRetainedBytes(current: next)
+            while s.retired.count > 1 && Self.pinnedBytes(s.retired, current: next) > budget {
                 s.retired.removeFirst()
             }
             return old
@@ -317,8 +318,18 @@ public final class SearchEngine: Sendable {
         old.dropDerived()
     }
 
-    /// The most bytes of segments that only replaced snapshots hold (merged away since): 64 MiB.
-    let retainedSegmentBudget: Int
+    /// The most bytes of segments that only replaced snapshots hold (merged away since), or `nil`
+    /// for ``defaultRetainedBytes(current:)``.
+    let retainedSegmentBudget: Int?
+
+    /// The default for ``retainedSegmentBudget``: a quarter of the current segments' bytes,
+    /// within 8 and 64 MiB. Pinned segments are resident (a merge read them), so under steady
+    /// writes a fixed 64 MiB doubled a 100k catalog's memory; a quarter bounds the growth to
+    /// that share, at the price of page tokens that ask to start again sooner under such writes.
+    static func defaultRetainedBytes(current: CatalogSnapshot) -> Int {
+        let live = current.segments.reduce(0) { $0 + $1.region.count }
+        return min(64 << 20, max(8 << 20, live / 4))
+    }
 
     /// The bytes of the segments the retired snapshots hold that `current` does not.
     static func pinnedBytes(

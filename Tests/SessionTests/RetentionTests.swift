@@ -54,4 +54,11 @@ import Testing
             #expect(try engine.search(session: Self.session, request: request).catalogVersion == 1)
         }
     }
+
+    @Test func theDefaultBudgetOfASmallIndexIsItsFloor() {
+        // A quarter of the index's bytes, within 8 and 64 MiB: a small index gets the floor.
+        let small = CatalogSnapshot(version: 1, entities: RandomCatalog.entities(60, seed: 5), synonyms: [])
+        #expect(small.segments.reduce(0) { $0 + $1.region.count } < 32 << 20)
+        #expect(SearchEngine.defaultRetainedBytes(current: small) == 8 << 20)
+    }
 }

@@ -146,7 +146,8 @@ if arguments.count > 3 && arguments[3] == "write-loop" {
         try FileManager.default.createDirectory(atPath: state + "/index", withIntermediateDirectories: true)
         opened = try SearchEngine.open(
             catalogAt: catalogPath, log: CatalogLog(path: state + "/catalog-log.sqlite"),
-            index: IndexDirectory(path: state + "/index")).0
+            index: IndexDirectory(path: state + "/index"),
+            retention: .seconds(Int(ProcessInfo.processInfo.environment["RETENTION"] ?? "900") ?? 900)).0
         // "memory" after it keeps sessions in memory, to tell the two disks' shares apart.
         if arguments.count <= 6 || arguments[6] != "memory" {
             store = try SQLiteSessionStore(path: state + "/sessions.sqlite")
@@ -170,6 +171,12 @@ if arguments.count > 3 && arguments[3] == "write-loop" {
             percentile(samples, 0.5), percentile(samples, 0.99), samples.last ?? 0))
     }
     try await run("idle")
+    func rss() -> String {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        return status.split(separator: "\n").filter { $0.hasPrefix("RssAnon") || $0.hasPrefix("RssFile") }
+            .joined(separator: "; ")
+    }
+    print("after idle:", rss())
     let writer = Thread {
         var round = 0
         let start = ContinuousClock.now
