@@ -195,6 +195,9 @@ if arguments.count > 3 && arguments[3] == "write-loop" {
     try await run("writes")
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     print(status.split(separator: "\n").filter { $0.hasPrefix("Rss") || $0.hasPrefix("VmRSS") }.joined(separator: "; "))
+    if ProcessInfo.processInfo.environment["MALLOC_STATS"] != nil, let symbol = dlsym(nil, "malloc_stats") {
+        unsafeBitCast(symbol, to: (@convention(c) () -> Void).self)()
+    }
     exit(0)
 }
 if arguments.count > 3 && arguments[3] == "slowest" {
