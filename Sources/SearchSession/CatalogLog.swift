@@ -124,42 +124,59 @@ public final class CatalogLog: Sendable {
     /// Folds the changes through `position` into one row per entity and drops them: call it
     /// once an index that includes them is durable (a checkpoint's manifest).
     ///
+    /// The changes are folded a few at a time, each few in a transaction of its own: the log is
+    /// locked for one such step, not the whole fold, so a write waits at most a step for its
+    /// append (the fold runs at a merge's low priority). Every step leaves a log that recovers
+    /// everything: the folded rows through its mark, the changes after it.
+    ///
     /// - Returns: How many changes were folded.
     @discardableResult
     func fold(through position: UInt64) throws(SearchError) -> Int {
-        try connection.withLock { c throws(SearchError) in
-            try c.transaction { () throws(SearchError) -> Int in
-                var entries = [(position: UInt64, payload: [UInt8])]()
-                try c.forEachRow(
-                    "SELECT position, payload FROM catalog_log WHERE kind = 'change' AND position <= ?1 ORDER BY position",
-                    bind: [.int(Int64(position))]
-                ) { row in entries.append((UInt64(row.int(0)), row.blob(1))) }
-                guard let last = entries.last?.position else { return 0 }
-                // Oldest first: an entity's row ends as its last change left it. Entity records
-                // are copied as they are (see CatalogChange+Binary): only their references are read.
-                for (at, payload) in entries {
-                    if let records = try CatalogChange.entityRecords(encoded: payload, position: at) {
-                        for (ref, record) in records {
-                            try c.run(
-                                "INSERT OR REPLACE INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, 0, ?3)",
-                                bind: [.text(ref.type), .text(ref.id), .blob(Array(record))])
-                        }
-                    } else if case .delete(let refs) = try CatalogChange(encoded: payload, position: at) {
-                        for ref in refs {
-                            try c.run(
-                                "INSERT OR REPLACE INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, 1, NULL)",
-                                bind: [.text(ref.type), .text(ref.id)])
-                        }
-                    }
+        var folded = 0
+        while true {
+            let step = try connection.withLock { c throws(SearchError) in
+                try c.transaction { () throws(SearchError) -> Int in try Self.foldStep(through: position, on: c) }
+            }
+            if step == 0 { return folded }
+            folded += step
+        }
+    }
+
+    /// The changes folded per transaction.
+    static let changesPerFoldStep = 16
+
+    /// Folds the oldest changes through `position`, at most ``changesPerFoldStep``; returns how many.
+    private static func foldStep(through position: UInt64, on c: borrowing SQLiteConnection) throws(SearchError)
+        -> Int
+    {
+        var entries = [(position: UInt64, payload: [UInt8])]()
+        try c.forEachRow(
+            "SELECT position, payload FROM catalog_log WHERE kind = 'change' AND position <= ?1 ORDER BY position "
+                + "LIMIT ?2",
+            bind: [.int(Int64(position)), .int(Int64(changesPerFoldStep))]
+        ) { row in entries.append((UInt64(row.int(0)), row.blob(1))) }
+        guard let last = entries.last?.position else { return 0 }
+        // Oldest first: an entity's row ends as its last change left it. Entity records are
+        // copied as they are (see CatalogChange+Binary): only their references are read.
+        for (at, payload) in entries {
+            if let records = try CatalogChange.entityRecords(encoded: payload, position: at) {
+                for (ref, record) in records {
+                    try c.run(
+                        "INSERT OR REPLACE INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, 0, ?3)",
+                        bind: [.text(ref.type), .text(ref.id), .blob(Array(record))])
                 }
-                try c.run(
-                    "DELETE FROM catalog_log WHERE kind = 'change' AND position <= ?1", bind: [.int(Int64(last))])
-                try c.run(
-                    "INSERT OR REPLACE INTO catalog_marks (name, position) VALUES ('folded', ?1)",
-                    bind: [.int(Int64(last))])
-                return entries.count
+            } else if case .delete(let refs) = try CatalogChange(encoded: payload, position: at) {
+                for ref in refs {
+                    try c.run(
+                        "INSERT OR REPLACE INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, 1, NULL)",
+                        bind: [.text(ref.type), .text(ref.id)])
+                }
             }
         }
+        try c.run("DELETE FROM catalog_log WHERE kind = 'change' AND position <= ?1", bind: [.int(Int64(last))])
+        try c.run(
+            "INSERT OR REPLACE INTO catalog_marks (name, position) VALUES ('folded', ?1)", bind: [.int(Int64(last))])
+        return entries.count
     }
 
     /// The folded changes as two batches at the position they were folded through (upserts,

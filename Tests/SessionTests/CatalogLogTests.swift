@@ -138,4 +138,25 @@ import Testing
         #expect(third.snapshot.entity(EntityRef(type: "album", id: "help")) == nil)
         #expect(try log.open().foldedChanges().isEmpty)
     }
+
+    @Test func aFoldOfMoreChangesThanOneStepTakesKeepsEveryOne() throws {
+        let log = TemporaryLog()
+        let first = try Self.engine(log: log.open())
+        let changes = CatalogLog.changesPerFoldStep * 2 + 5
+        for n in 0..<changes {
+            if n % 3 == 2 {
+                try first.delete([EntityRef(type: "album", id: "step\(n - 1)")])
+            } else {
+                try first.upsert([Entity(type: "album", id: "step\(n)", title: "Step \(n)", tags: ["t\(n % 4)"])])
+            }
+        }
+        // Folded through all but the last two: three steps and a part, the rest left as changes.
+        #expect(try log.open().fold(through: first.snapshot.version - 2) == changes - 2)
+        let second = try Self.engine(log: log.open())
+        #expect(second.snapshot.version == first.snapshot.version)
+        #expect(Set(second.snapshot.entities) == Set(first.snapshot.entities))
+        #expect(try log.open().fold(through: first.snapshot.version) == 2)
+        let third = try Self.engine(log: log.open())
+        #expect(Set(third.snapshot.entities) == Set(first.snapshot.entities))
+    }
 }
