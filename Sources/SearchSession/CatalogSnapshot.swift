@@ -161,12 +161,11 @@ public final class CatalogSnapshot: Sendable {
         _ counts: FacetCounts, numbering: FacetNumbering, removing: [(segment: Int, local: Int)],
         adding: [(segment: Int, local: Int)]
     ) -> FacetCounts {
-        let padded = counts.padded(to: numbering)
-        guard !removing.isEmpty || !adding.isEmpty else { return padded }
-        let tally = FacetTally(numbering)
+        guard !removing.isEmpty || !adding.isEmpty else { return counts.padded(to: numbering) }
+        let tally = FacetTally(numbering, startingFrom: counts)
         for (s, local) in removing { tally.add(local, of: segments[s], numbering.segmentNumbers[s], sign: -1) }
         for (s, local) in adding { tally.add(local, of: segments[s], numbering.segmentNumbers[s]) }
-        return padded.adding(tally.counts)
+        return tally.countsWithoutEmptyLabels
     }
 
     /// Drops what was derived (numbering, counts, links): a replaced snapshot kept for page

@@ -261,6 +261,29 @@ final class FacetTally {
         }
     }
 
+    /// A tally of `numbering` that starts from `counts` (made in a numbering it extends with
+    /// layouts kept; the values it adds start at 0), to count some documents in or out of them.
+    convenience init(_ numbering: FacetNumbering, startingFrom counts: FacetCounts) {
+        self.init(numbering)
+        for (buffer, start) in [
+            (types, counts.types), (categories, counts.categories), (values, counts.values), (buckets, counts.buckets),
+        ] {
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[..<start.count]).initialize(from: start)
+        }
+        textNumbers = counts.textNumbers
+    }
+
+    /// The counts, without the text labels that no document has any more (as counts made
+    /// afresh would be) after documents were counted out.
+    var countsWithoutEmptyLabels: FacetCounts {
+        var counts = self.counts
+        for (attribute, labels) in counts.textNumbers {
+            let kept = labels.filter { $0.value != 0 }
+            counts.textNumbers[attribute] = kept.isEmpty ? nil : kept
+        }
+        return counts
+    }
+
     deinit {
         types.baseAddress?.deallocate()
         categories.baseAddress?.deallocate()

@@ -123,6 +123,14 @@ let queries = try String(contentsOfFile: queriesPath, encoding: .utf8).split(sep
 let descriptors = queries.map { Descriptor(labels: $0.labels.map { Label($0.text, confidence: $0.confidence) }) }
 
 if arguments.count > 3 && arguments[3] == "upsert-loop" {
+    // Searches first, so the snapshot has derived counts (every live document, kept term
+    // counts) that each upsert carries over.
+    for (i, d) in descriptors.enumerated() {
+        let session = SessionRecord(
+            id: "u\(i)", labels: d.labels, prints: [], source: .camera, locale: "", pageSize: 20,
+            createdAtUnixMs: 0, expiresAtUnixMs: .max)
+        _ = try engine.search(session: session, request: SearchRequest(sessionID: session.id))
+    }
     for round in 0..<8 {
         let start = ContinuousClock.now
         try engine.upsert(Array(file.entities[(round * 100)..<(round * 100 + 100)]).map { e in
