@@ -66,13 +66,12 @@ public final class GRPCClient: Sendable {
         let state = ResponseStreamState()
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         call.sink = .stream(continuation, state)
+        let cancel: @Sendable () -> Void = { core.loop.execute { core.cancel(call) } }
         continuation.onTermination = { termination in
-            if case .cancelled = termination {
-                core.loop.execute { core.cancel(call) }
-            }
+            if case .cancelled = termination { cancel() }
         }
         core.loop.execute { core.start(call) }
-        return ResponseStream(messages: stream, state: state, client: self)
+        return ResponseStream(messages: stream, state: state, client: self, cancel: cancel)
     }
 
     /// Closes the connection; calls still in flight fail with UNAVAILABLE.

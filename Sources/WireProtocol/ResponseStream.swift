@@ -12,6 +12,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
     let state: ResponseStreamState
     /// Keeps the client, and so its connection, alive while the stream is.
     let client: GRPCClient
+    /// Cancels the call (RST_STREAM CANCEL); nothing once it has ended.
+    let cancel: @Sendable () -> Void
 
     /// The server's initial metadata; waits for the response headers.
     ///
@@ -27,7 +29,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
     public var status: Status? { state.outcome?.status }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: messages.makeAsyncIterator(), state: state, client: client)
+        AsyncIterator(base: messages.makeAsyncIterator(), state: state, client: client, cancel: cancel)
     }
 
     /// Iterates the messages.
@@ -35,8 +37,16 @@ public struct ResponseStream: AsyncSequence, Sendable {
         var base: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
         let state: ResponseStreamState
         let client: GRPCClient
+        let cancel: @Sendable () -> Void
 
         public mutating func next() async throws -> [UInt8]? {
+            // A cancelled task stops here even with messages already received: the stream only
+            // notices cancellation while it waits for one, and a consumer that fell behind (a
+            // busy machine) would otherwise read every buffered message first.
+            if Task.isCancelled {
+                cancel()
+                throw RPCError(code: .cancelled, message: "the call was cancelled")
+            }
             if let message = try await base.next() {
                 state.messageConsumed()
                 return message

@@ -132,6 +132,32 @@ import WireProtocol
         }
     }
 
+    @Test("a cancelled reader stops at once even with the rest of the stream already received")
+    func aCancelledReaderStopsBeforeBufferedMessages() async throws {
+        try await withPeer { client in
+            let request = Interop.StreamingOutputCallRequest(
+                responseParameters: Array(repeating: Interop.ResponseParameters(size: 100, intervalUs: 0), count: 50))
+            let stream = try await client.serverStreaming(
+                path: Self.path + "StreamingOutputCall", request: request.serializedBytes())
+            // A consumer that falls behind (as on a busy machine): every message has arrived
+            // before it reads the first.
+            _ = try await stream.initialMetadata
+            try await Task.sleep(for: .milliseconds(300))
+            let reader = Task {
+                var count = 0
+                for try await _ in stream {
+                    count += 1
+                    withUnsafeCurrentTask { $0?.cancel() }
+                }
+                return count
+            }
+            switch await reader.result {
+            case .success(let count): Issue.record("read \(count) messages, cancelled after the first")
+            case .failure(let error): #expect((error as? RPCError)?.code == .cancelled)
+            }
+        }
+    }
+
     @Test("cancel_after_first_response: cancelling the reading task cancels the call")
     func cancelAfterFirstResponse() async throws {
         try await withPeer { client in

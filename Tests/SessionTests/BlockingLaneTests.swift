@@ -32,25 +32,34 @@ import Testing
         #expect(try await plain.run { BackgroundPriority.callingThreadNiceness } == 0)
     }
 
-    @Test func callersWaitingOnBlockedLanesLeaveThePoolFree() async throws {
-        // More callers than the pool has threads block on lanes until a task on the pool lets
-        // them go. Were they holding the pool's threads, that task could not run and each would
-        // give up at its timeout. (No timing: the pool may be busy with other tests.)
+    @Test func workRunsOnTheLanesOwnThreadNotItsCallers() async throws {
+        // More callers than the pool has threads, each on its own lane, twice: each lane's work
+        // runs on one thread of its own, never on the (pool) thread of its caller, which is
+        // suspended meanwhile. (No timing: the pool may be busy with other tests.)
         let callers = ProcessInfo.processInfo.activeProcessorCount * 2 + 2
         let lanes = (0..<callers).map { BlockingLane(label: "test.block \($0)") }
-        let gate = DispatchSemaphore(value: 0)
-        let released = try await withThrowingTaskGroup(of: Int.self) { group in
-            for lane in lanes {
-                group.addTask { try await lane.run { gate.wait(timeout: .now() + 20) == .success ? 1 : 0 } }
+        let seen = try await withThrowingTaskGroup(of: (lane: Int, caller: Int32?, work: [Int32?]).self) { group in
+            for (i, lane) in lanes.enumerated() {
+                group.addTask {
+                    let caller = BackgroundPriority.callingThreadID
+                    var work = [Int32?]()
+                    for _ in 0..<2 {
+                        work.append(
+                            try await lane.run {
+                                usleep(20_000)
+                                return BackgroundPriority.callingThreadID
+                            })
+                    }
+                    return (i, caller, work)
+                }
             }
-            group.addTask {
-                // Once the callers are blocked.
-                try await Task.sleep(for: .milliseconds(100))
-                for _ in lanes { gate.signal() }
-                return 0
-            }
-            return try await group.reduce(0, +)
+            return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(released == callers)
+        #expect(seen.count == callers)
+        for (lane, caller, work) in seen {
+            #expect(work[0] != nil && work[0] == work[1], "lane \(lane)")
+            #expect(work[0] != caller, "lane \(lane)")
+        }
+        #expect(Set(seen.map { $0.work[0] }).count == callers, "one thread per lane")
     }
 }
