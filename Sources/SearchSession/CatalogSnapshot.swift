@@ -135,8 +135,9 @@ public final class CatalogSnapshot: Sendable {
         var bytes = 0
         for term in termOrder {
             guard let counts = termCounts[term] else { continue }
+            let numbers = segments.map { $0.term(term) }
             let having = { (s: Int, local: Int) -> Bool in
-                guard let number = self.segments[s].term(term) else { return false }
+                guard let number = numbers[s] else { return false }
                 let docs = self.segments[s].postings(number).docs
                 let at = docs.partitionPoint { $0 >= UInt32(local) }
                 return at < docs.endIndex && docs[at] == UInt32(local)
@@ -165,7 +166,7 @@ public final class CatalogSnapshot: Sendable {
         let tally = FacetTally(numbering, startingFrom: counts)
         for (s, local) in removing { tally.add(local, of: segments[s], numbering.segmentNumbers[s], sign: -1) }
         for (s, local) in adding { tally.add(local, of: segments[s], numbering.segmentNumbers[s]) }
-        return tally.countsWithoutEmptyLabels
+        return tally.counts
     }
 
     /// Drops what was derived (numbering, counts, links): a replaced snapshot kept for page

@@ -166,16 +166,21 @@ struct FacetCounts: Sendable, Equatable {
         func combine(_ a: [Int32], _ b: [Int32]) -> [Int32] { zip(a, b).map { $0 &+ sign &* $1 } }
         var textNumbers = self.textNumbers
         for (attribute, labels) in other.textNumbers {
-            for (label, count) in labels {
-                let total = textNumbers[attribute, default: [:]][label, default: 0] + sign * count
-                // A label no document has any more is gone, as in counts made afresh.
-                textNumbers[attribute]?[label] = total == 0 ? nil : total
-            }
-            if textNumbers[attribute]?.isEmpty == true { textNumbers[attribute] = nil }
+            for (label, count) in labels { textNumbers[attribute, default: [:]][label, default: 0] += sign * count }
         }
         return FacetCounts(
             types: combine(types, other.types), categories: combine(categories, other.categories),
-            values: combine(values, other.values), buckets: combine(buckets, other.buckets), textNumbers: textNumbers)
+            values: combine(values, other.values), buckets: combine(buckets, other.buckets),
+            textNumbers: Self.nonEmpty(textNumbers))
+    }
+
+    /// `textNumbers` without the labels no document has any more (counted out to 0), as counts
+    /// made afresh have none.
+    static func nonEmpty(_ textNumbers: [Int32: [String: Int32]]) -> [Int32: [String: Int32]] {
+        textNumbers.compactMapValues { labels in
+            let kept = labels.filter { $0.value != 0 }
+            return kept.isEmpty ? nil : kept
+        }
     }
 
     /// These counts in `numbering`, which extends theirs with layouts kept: the values it adds
@@ -273,17 +278,6 @@ final class FacetTally {
         textNumbers = counts.textNumbers
     }
 
-    /// The counts, without the text labels that no document has any more (as counts made
-    /// afresh would be) after documents were counted out.
-    var countsWithoutEmptyLabels: FacetCounts {
-        var counts = self.counts
-        for (attribute, labels) in counts.textNumbers {
-            let kept = labels.filter { $0.value != 0 }
-            counts.textNumbers[attribute] = kept.isEmpty ? nil : kept
-        }
-        return counts
-    }
-
     deinit {
         types.baseAddress?.deallocate()
         categories.baseAddress?.deallocate()
@@ -300,7 +294,7 @@ final class FacetTally {
     var counts: FacetCounts {
         FacetCounts(
             types: Array(types), categories: Array(categories), values: Array(values), buckets: Array(buckets),
-            textNumbers: textNumbers)
+            textNumbers: FacetCounts.nonEmpty(textNumbers))
     }
 
     /// Adds another tally of the same numbering (counted over other documents) to this one.
