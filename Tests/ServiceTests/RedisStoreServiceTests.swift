@@ -7,8 +7,8 @@ import Testing
 import WireProtocol
 
 /// The service on the demo with its sessions in a real `redis-server`, which the test kills and
-/// brings back.
-@Suite struct RedisStoreServiceTests {
+/// brings back. One test at a time, like the store's own suite: they check promptness.
+@Suite(.serialized) struct RedisStoreServiceTests {
     static func labels(_ texts: String...) -> SearchAPI.Descriptor {
         SearchAPI.Descriptor(labels: texts.map { SearchAPI.Label(text: $0, confidence: 0.9) }, source: .camera)
     }

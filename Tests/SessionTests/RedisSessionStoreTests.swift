@@ -5,7 +5,11 @@ import Testing
 
 /// The Redis store against a real `redis-server` started by each test on a loopback port of its
 /// own, in a temporary directory.
-@Suite struct RedisSessionStoreTests {
+///
+/// One test at a time: their promptness checks (a storage error within 2 s) measure the store,
+/// and a dozen servers starting and dying at once on two cores once stalled the whole process
+/// past that bound.
+@Suite(.serialized) struct RedisSessionStoreTests {
     static func record(expires: Int64 = 4_000_000_000_000) -> SessionRecord {
         SessionRecord(
             id: SessionRecord.newID(), labels: [Label("guitar", confidence: 0.8), Label("amp")],

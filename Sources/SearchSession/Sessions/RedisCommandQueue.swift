@@ -5,8 +5,10 @@ internal import Synchronization
 /// connection alive: reconnects after failures with exponential backoff.
 ///
 /// hiredis's blocking calls must never run on Swift's cooperative pool (a slow Redis would stall
-/// every task of the process), so callers suspend on a continuation while a private serial
-/// dispatch queue, which gets a thread outside that pool, does the I/O. Requests that arrive
+/// every task of the process), so callers suspend on a continuation while a ``BlockingLane``
+/// does the I/O. A lane, not a dispatch queue: a queue's work waits for a worker of dispatch's
+/// shared pool, which other blocked I/O can hold, and a command timeout means nothing if the
+/// command has not started. Requests that arrive
 /// while a round trip is in flight are sent together as one pipeline on the next turn: many
 /// concurrent captures cost one round trip, not one each.
 ///
@@ -27,7 +29,7 @@ final class RedisCommandQueue: Sendable {
         var draining = false
     }
 
-    /// The connection's life: touched only on `queue`, the lock only makes that checkable.
+    /// The connection's life: touched only on `lane`, the lock only makes that checkable.
     private enum Link {
         case idle
         case connected(RedisConnection)
@@ -44,7 +46,7 @@ final class RedisCommandQueue: Sendable {
     private let commandTimeout: Duration
     private let pending = Mutex(Pending())
     private let link = Mutex(Link.idle)
-    private let queue: DispatchQueue
+    private let lane: BlockingLane
 
     /// Creates a queue; it connects on its first command.
     ///
@@ -56,7 +58,7 @@ final class RedisCommandQueue: Sendable {
         self.address = address
         self.connectTimeout = connectTimeout
         self.commandTimeout = commandTimeout
-        queue = DispatchQueue(label: "vi-continue.redis \(address)")
+        lane = BlockingLane(label: "vi-continue.redis \(address)")
     }
 
     /// Sends commands in one pipeline and returns their replies in order.
@@ -78,10 +80,10 @@ final class RedisCommandQueue: Sendable {
             p.draining = true
             return true
         }
-        if startDrain { queue.async { self.drain() } }
+        if startDrain { lane.enqueue { self.drain() } }
     }
 
-    /// Runs batches until nothing is pending; runs on `queue` only.
+    /// Runs batches until nothing is pending; runs on `lane` only.
     private func drain() {
         while true {
             let batch: [Job] = pending.withLock { p in
