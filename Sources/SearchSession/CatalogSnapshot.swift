@@ -169,6 +169,17 @@ public final class CatalogSnapshot: Sendable {
         return tally.counts
     }
 
+    /// Computes now what the first search would otherwise compute: the facet numbering, the
+    /// counts of every live document and the top categories.
+    func prepareDerived() {
+        _ = topCategories
+    }
+
+    /// Whether the numbering and the counts of every live document are there already.
+    var isDerived: Bool {
+        derived.withLock { $0.numbering != nil && $0.everything != nil && $0.topCategories != nil }
+    }
+
     /// Drops what was derived (numbering, counts, links): a replaced snapshot kept for page
     /// tokens computes them again if a token ever comes back, instead of holding them meanwhile.
     func dropDerived() {

@@ -392,12 +392,30 @@ public final class SearchEngine: Sendable {
         updateLock.withLock { _ in
             install { generation in merged.install(into: snapshot, generation: generation) }
         }
+        prepareCurrentDerived()
         return true
     }
 
     /// Merges until the policy asks for no more: for tests and benchmarks that want a settled index.
     public func mergeUntilSettled() {
         while mergeOnce() {}
+    }
+
+    /// Derives the current snapshot's facet numbering and counts behind searches (on the merge
+    /// lane), so the first search does not: what a server calls once its catalog is open.
+    public func warmUp() {
+        mergeLane.enqueue { [self] in prepareCurrentDerived() }
+    }
+
+    /// Derives the current snapshot's numbering and counts. A merge's snapshot derives nothing
+    /// from the one it replaces (its numbering is new), and a write carries over only what its
+    /// predecessor had: a write that lands meanwhile gets a snapshot of its own to derive.
+    private func prepareCurrentDerived() {
+        for _ in 0..<3 {
+            let current = snapshot
+            current.prepareDerived()
+            if snapshot === current { return }
+        }
     }
 
     /// Waits for the merges (and their checkpoint) queued so far to finish.
