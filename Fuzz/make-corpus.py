@@ -165,6 +165,67 @@ def catalog_line():
           ' "localized": {"fr": {"title": "Train bleu"}}, "attributes": {"year": 1957, "label": "Blue Note"}}\n')
 
 
+def leb128(n):
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def log_string(text):
+    data = text.encode("utf-8")
+    return leb128(len(data)) + data
+
+
+def log_entity(e):
+    """An entity record of the catalog log's binary form (Sources/SearchSession/CatalogChange+Binary.swift)."""
+    out = bytearray([1])
+    for key in ["type", "id", "title", "subtitle", "category", "image", "thumbnail", "link"]:
+        out += log_string(e.get(key, ""))
+    tags = e.get("tags", [])
+    out += leb128(len(tags)) + b"".join(log_string(t) for t in tags)
+    attributes = sorted(e.get("attributes", {}).items())
+    out += leb128(len(attributes))
+    for name, value in attributes:
+        out += log_string(name)
+        out += (b"\x00" + log_string(value)) if isinstance(value, str) else (b"\x01" + struct.pack("<d", value))
+    prints = e.get("prints", []) + ([e["feature_print"]] if "feature_print" in e else [])
+    out += leb128(len(prints))
+    for p in prints:
+        out += log_string(p["model"]) + leb128(len(p["values"])) + b"".join(struct.pack("<f", v) for v in p["values"])
+    related = e.get("related", [])
+    out += leb128(len(related)) + b"".join(log_string(r["type"]) + log_string(r["id"]) for r in related)
+    localized = sorted(e.get("localized", {}).items())
+    out += leb128(len(localized))
+    for locale, text in localized:
+        out += log_string(locale) + log_string(text.get("title", "")) + log_string(text.get("subtitle", ""))
+    return bytes(out)
+
+
+def catalog_log_entry():
+    import json
+    with open(os.path.join(ROOT, "Examples", "demo", "catalog.jsonl"), "rb") as f:
+        lines = [json.loads(line) for line in f.read().split(b"\n") if line.strip()]
+    entities = [line for line in lines if "type" in line]  # not the synonym lines
+    for start in range(0, 40, 8):
+        batch = entities[start:start + 1 + start // 8]
+        records = b"".join(leb128(len(r)) + r for r in map(log_entity, batch))
+        write("catalog-log-entry", "upsert-%02d" % start, b"\x01u" + leb128(len(batch)) + records)
+    refs = entities[:3]
+    write("catalog-log-entry", "delete-3",
+          b"\x01d" + leb128(len(refs)) + b"".join(log_string(e["type"]) + log_string(e["id"]) for e in refs))
+    write("catalog-log-entry", "upsert-empty", b"\x01u\x00")
+    # A log written before the binary form holds JSON (Swift's Codable form of the change).
+    write("catalog-log-entry", "json-upsert",
+          '{"upsert":{"_0":[{"type":"a","id":"1","title":"T","subtitle":"","category":"Music/Rock","tags":["x"],'
+          '"attributes":{"n":{"number":{"_0":2}},"s":{"string":{"_0":"v"}}},"imageURL":"","thumbnailURL":"",'
+          '"prints":[{"model":"m","values":[0.5,1]}],"related":[{"type":"b","id":"2"}],'
+          '"localized":{"de":{"title":"T (de)","subtitle":""}},"link":"app://a/1"}]}}')
+    write("catalog-log-entry", "json-delete", '{"delete":{"_0":[{"type":"a","id":"1"}]}}')
+
+
 def main():
     pb, ipb, hpb = compile_protos()
     reqs = requests(pb, ipb, hpb)
@@ -175,6 +236,7 @@ def main():
     url_parser()
     route_table()
     catalog_line()
+    catalog_log_entry()
 
 
 if __name__ == "__main__":

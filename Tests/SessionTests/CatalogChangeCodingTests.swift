@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import SearchSession
+@_spi(Fuzzing) @testable import SearchSession
 
 /// The catalog log's binary form of changes (CatalogChange+Binary.swift): its bytes, round trips,
 /// damaged entries, and logs written before it in JSON.
@@ -106,5 +106,28 @@ import Testing
         #expect(third.snapshot.entity(Self.small.ref) == nil)
         #expect(third.snapshot.entity(EntityRef(type: "a", id: "2"))?.title == "Two")
         #expect(Set(third.snapshot.entities) == Set(second.snapshot.entities))
+    }
+
+    /// The fuzz target's seeds (Fuzz/Corpus/catalog-log-entry) and every one-byte truncation and
+    /// flip of them pass the target's checks: readable entries read back the same, damaged ones
+    /// are storage errors naming their position.
+    @Test func theFuzzTargetsChecksHoldOnItsSeedsAndTheirDamagedCopies() throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fuzz/Corpus/catalog-log-entry").standardized
+        let names = try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted()
+        #expect(names.count >= 8)
+        var readable = 0
+        for name in names {
+            let seed = Array(try Data(contentsOf: corpus.appendingPathComponent(name)))
+            if (try? CatalogChange(encoded: seed, position: 1)) != nil { readable += 1 }
+            #expect(CatalogLogEntryCheck.failure(decoding: seed) == nil, "\(name)")
+            for cut in stride(from: 0, to: seed.count, by: max(1, seed.count / 64)) {
+                #expect(CatalogLogEntryCheck.failure(decoding: Array(seed[..<cut])) == nil, "\(name) cut at \(cut)")
+                var flipped = seed
+                flipped[cut] ^= 0x5A
+                #expect(CatalogLogEntryCheck.failure(decoding: flipped) == nil, "\(name) flipped at \(cut)")
+            }
+        }
+        #expect(readable == names.count, "every seed is an entry the log could hold")
     }
 }

@@ -29,6 +29,7 @@ let targets = [
     FuzzTarget(name: "url-parser", setUp: URLParserTarget.setUp, test: URLParserTarget.test),
     FuzzTarget(name: "route-table", test: RouteTableTarget.test),
     FuzzTarget(name: "catalog-line", test: CatalogLineTarget.test),
+    FuzzTarget(name: "catalog-log-entry", test: CatalogLogEntryTarget.test),
 ]
 
 // The target is the first argument, or FUZZ_TARGET when libFuzzer re-runs this program for
