@@ -19,6 +19,7 @@ ROWS = [
     ("capture (search page 1 of a fresh session)", "search-bench", "tantivy (AND, top 20 + all facets)", ""),
     ("search page 2", "search-bench", "tantivy (AND, page 2 + all facets)", ""),
     ("search + category + year filter", "search-bench", None, ""),
+    ("floor: health check over gRPC", "capture-search", None, ""),
     ("Capture over gRPC", "capture-search", None, "p99 ≤ 2 ms, worst ≤ 10 ms"),
     ("Search page 2 over gRPC", "capture-search", None, "p99 ≤ 2 ms, worst ≤ 10 ms"),
     ("Search page 2 after its Capture over gRPC", "capture-search", None, "p99 ≤ 2 ms, worst ≤ 10 ms"),

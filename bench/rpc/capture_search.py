@@ -13,6 +13,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Tests", 
 import stubs  # noqa: E402
 
 ((pb, pb_grpc),) = stubs.load("search.proto")
+((health_pb, health_pb_grpc),) = stubs.load("grpc/health/v1/health.proto")
 MARK = "zzupsertmark"  # a word no generator writes: a Query for it finds only the changed entities
 TARGETS = {"p99": 2000, "worst": 10000, "rss_mib": 64}
 
@@ -115,13 +116,21 @@ def main():
     requests = [pb.CaptureRequest(descriptor=descriptor(q), page_size=20) for q in queries]
     for r in requests[:50]:
         capture(r, timeout=30)  # warm-up
-    micros, pages = [], []
+    # The floor: a health check (no work in the server) through the same client, one before each
+    # Capture, so both see the same moments of the machine. Its p99 is what this client, the
+    # kernel and the VM take at p99 with no server work at all; a Capture's p99 cannot be below it.
+    check = health_pb_grpc.HealthStub(channel).Check
+    health = health_pb.HealthCheckRequest()
+    micros, pages, floor = [], [], []
     for round in range(a.rounds):
         for r in requests:
+            floor.append(timed(check, health)[1])
             state, us = timed(capture, r)
             micros.append(us)
             if round == 0 and state.next_page_token:
                 pages.append(pb.SearchRequest(session_id=state.session_id, page_token=state.next_page_token))
+    result["floor: health check over gRPC"] = stats(floor)
+    line("floor: health check, same client, interleaved", result["floor: health check over gRPC"], target=False)
     result["Capture over gRPC"] = stats(micros)
     line("Capture over loopback gRPC (page 1)", result["Capture over gRPC"])
     print(f"  ({len(pages)} of {len(requests)} captured sessions have a page 2)")
