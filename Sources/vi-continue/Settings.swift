@@ -19,6 +19,14 @@ struct Settings {
         return Self.environment(variable)
     }
 
+    /// A declared option's value: the flag if given, else its environment variable, else its
+    /// default.
+    ///
+    /// - Throws: `OptionValueError` naming the flag or variable and what it must be.
+    func value<Value>(_ option: Option<Value>) throws(OptionValueError) -> Value {
+        try option.value(in: arguments, environment: Self.environment)
+    }
+
     /// An environment variable, nil when unset or empty.
     static func environment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }

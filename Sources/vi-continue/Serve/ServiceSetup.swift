@@ -1,3 +1,4 @@
+import ArgumentParsing
 import ContinueService
 import DeepLinkRouter
 import SearchSession
@@ -24,10 +25,10 @@ struct ServiceSetup {
 
     static func load(_ settings: Settings, store storeChoice: String? = nil) throws -> ServiceSetup {
         let demo = DemoData.directory()
-        guard let catalogPath = settings.value("catalog") ?? demo.map({ $0 + "/catalog.jsonl" }) else {
+        guard let catalogPath = try settings.value(ServeOptions.catalog) ?? demo.map({ $0 + "/catalog.jsonl" }) else {
             throw Failure(description: "no --catalog given and the bundled demo (Examples/demo) was not found")
         }
-        guard let routesPath = settings.value("routes") ?? demo.map({ $0 + "/routes.json" }) else {
+        guard let routesPath = try settings.value(ServeOptions.routes) ?? demo.map({ $0 + "/routes.json" }) else {
             throw Failure(description: "no --routes given and the bundled demo (Examples/demo) was not found")
         }
 
@@ -39,7 +40,7 @@ struct ServiceSetup {
         }
         let router = Router(table: table)
 
-        let choice = storeChoice ?? settings.value("store") ?? "sqlite"
+        let choice = try storeChoice ?? settings.value(ServeOptions.store)
         let store = try makeStore(choice)
         // `memory` keeps nothing across restarts, catalog writes included; every other store
         // makes catalog writes durable in the state directory before they are acknowledged, and
@@ -87,26 +88,15 @@ struct ServiceSetup {
         let summary =
             "catalog \(catalogPath) (\(opening.entities) entities, \(opening.badLines.count) bad lines, \(source), "
             + "version \(engine.snapshot.version)), routes \(routesPath), sessions \(store.1), \(writes)"
-        let timeToLive = try seconds("session-ttl", default: 86_400, minimum: 1)
-        let purgeInterval = try seconds("purge-interval", default: 60, minimum: 0.01)
+        let timeToLive = Duration.seconds(try settings.value(ServeOptions.sessionTimeToLive))
+        let purgeInterval = Duration.seconds(try settings.value(ServeOptions.purgeInterval))
         return ServiceSetup(
             sessions: SearchSessions(engine: engine, store: store.0, timeToLive: timeToLive), router: router,
             catalogPath: catalogPath, purgeInterval: purgeInterval, description: summary)
 
-        func seconds(_ name: String, default value: Double, minimum: Double) throws -> Duration {
-            let text = settings.value(name) ?? String(value)
-            guard let number = Double(text), number >= minimum, number <= 1e9 else {
-                throw Failure(description: "--\(name) must be a number of seconds from \(minimum) to 1000000000")
-            }
-            return .milliseconds(Int64((number * 1000).rounded()))
-        }
-
         func makeStore(_ choice: String) throws -> (any SessionStore, String) {
             if choice == "memory" {
-                let text = settings.value("max-sessions") ?? "100000"
-                guard let capacity = Int(text), capacity >= 1, capacity <= 100_000_000 else {
-                    throw Failure(description: "--max-sessions must be a whole number from 1 to 100000000")
-                }
+                let capacity = try settings.value(ServeOptions.maxSessions)
                 return (InMemorySessionStore(capacity: capacity), "in memory (at most \(capacity))")
             }
             if choice.hasPrefix("redis://") || choice.hasPrefix("redis+unix://") {
@@ -140,7 +130,7 @@ struct ServiceSetup {
     /// `--state-dir`, else `$XDG_STATE_HOME/vi-continue`, else `.vi-continue`; created if missing.
     static func stateDirectory(_ settings: Settings) throws -> String {
         let directory =
-            settings.value("state-dir")
+            try settings.value(ServeOptions.stateDirectory)
             ?? Settings.environment("XDG_STATE_HOME").map { $0 + "/vi-continue" } ?? ".vi-continue"
         var path = ""
         for (index, component) in directory.split(separator: "/", omittingEmptySubsequences: false).enumerated() {

@@ -24,6 +24,9 @@ struct CallLog: Sendable {
 
         static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
 
+        /// `error`, `warn`, `info` and `debug`, least verbose first.
+        static let names = allCases.map { "\($0)" }
+
         /// Parses `error`, `warn`, `info` or `debug`.
         init?(name: String) {
             guard let level = Self.allCases.first(where: { "\($0)" == name }) else { return nil }

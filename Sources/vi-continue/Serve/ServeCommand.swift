@@ -1,0 +1,149 @@
+import ArgumentParsing
+import ContinueService
+import Dispatch
+import SearchSession
+import WireProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `vi-continue serve`: the gRPC service on its embedded defaults.
+enum ServeCommand {
+    static let spec = CommandSpec(
+        name: "serve",
+        abstract: "Run the gRPC service (TCP and a Unix socket) until SIGTERM or SIGINT.",
+        discussion: """
+            Every option can also be set by an environment variable, VI_CONTINUE_<OPTION> with
+            dashes as underscores (VI_CONTINUE_PORT=6000); a flag wins over the environment.
+
+            EXAMPLES:
+              vi-continue serve
+              vi-continue serve --port 6000 --unix-socket /tmp/vi.sock
+              vi-continue serve --catalog my.jsonl --routes my-routes.json --store memory
+              vi-continue serve --max-connections 2000 --idle-timeout 60 --log-level warn
+
+            Each finished call logs one line to stderr: method, status, latency and request id
+            (the client's x-request-id, else a generated one). --log-level info (the default) logs
+            every call; warn only failures an operator may act on (DEADLINE_EXCEEDED, UNAVAILABLE,
+            RESOURCE_EXHAUSTED, ...); error only server faults (INTERNAL, UNKNOWN, UNIMPLEMENTED,
+            DATA_LOSS); debug adds the peer address.
+            """,
+        options: ServeOptions.specs)
+
+    static func run(_ arguments: ParsedArguments) async -> Int32 {
+        let settings = Settings(arguments)
+        let host: String
+        let port: Int
+        let socket: String
+        let reloadSeconds: Double
+        let queryCacheEntries: Int
+        var configuration: ServerConfiguration
+        do {
+            host = try settings.value(ServeOptions.host)
+            port = try settings.value(ServeOptions.port)
+            socket = try settings.value(ServeOptions.unixSocket) ?? defaultSocketPath()
+            reloadSeconds = try settings.value(ServeOptions.reloadInterval)
+            queryCacheEntries = try settings.value(ServeOptions.queryCache)
+            configuration = ServerConfiguration(tcp: .init(host: host, port: port))
+            configuration.unixSocketPath = socket == "none" ? nil : socket
+            try applyLimits(settings, to: &configuration)
+        } catch {
+            writeError("error: \(error)")
+            return ExitCode.usage
+        }
+        raiseDescriptorLimit()
+        SearchEngine.boundAllocatorRetention()
+
+        let setup: ServiceSetup
+        do {
+            setup = try ServiceSetup.load(settings)
+        } catch {
+            writeError("error: \(error)")
+            return ExitCode.usage
+        }
+        writeError("vi-continue: \(setup.description)")
+        let reloader = CatalogReloader(
+            path: setup.catalogPath, engine: setup.sessions.engine,
+            pollInterval: reloadSeconds > 0 ? .milliseconds(Int(reloadSeconds * 1000)) : nil)
+        defer { reloader.cancel() }
+        let health = HealthService()
+        let service = VisualSearchService(
+            sessions: setup.sessions, router: setup.router, queryCacheEntries: queryCacheEntries)
+        let server = GRPCServer(configuration: configuration, methods: health.methods + service.methods)
+        let signals = ShutdownSignals {
+            health.stopWatching()
+            server.beginGracefulShutdown()
+        }
+        defer { signals.cancel() }
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await server.run() }
+                // Expired sessions are deleted for as long as the server runs, so the store
+                // (and, for `memory`, the process) does not grow with every Capture ever made.
+                group.addTask { await setup.sessions.run(every: setup.purgeInterval) }
+                let addresses = try await server.waitUntilListening()
+                var where_ = ["\(host):\(addresses.tcpPort ?? port)"]
+                if let path = addresses.unixSocketPath { where_.append("unix:\(path)") }
+                writeError("vi-continue: serving on \(where_.joined(separator: " and "))")
+                // The server finishes first (the purge loop runs until cancelled); then stop the rest.
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch {
+            writeError("error: \(error)")
+            return ExitCode.rpcFailure
+        }
+        writeError("vi-continue: stopped")
+        return ExitCode.ok
+    }
+
+    /// Reads the connection limits and the log level into `configuration`.
+    ///
+    /// - Throws: `OptionValueError` naming the option whose value does not fit.
+    static func applyLimits(_ settings: Settings, to configuration: inout ServerConfiguration) throws(OptionValueError)
+    {
+        configuration.maxConnections = try settings.value(ServeOptions.maxConnections)
+        configuration.maxConcurrentStreams = try settings.value(ServeOptions.maxStreamsPerConnection)
+        let idle = try settings.value(ServeOptions.idleTimeout)
+        configuration.idleTimeout = idle == 0 ? nil : .milliseconds(max(1, Int((idle * 1000).rounded())))
+        configuration.busyPollWindow = .microseconds(try settings.value(ServeOptions.busyPoll))
+        // The choice's values are the level names, so this always finds one.
+        let level = CallLog.Level(name: try settings.value(ServeOptions.logLevel)) ?? .info
+        configuration.callObserver = CallLog(level: level).observer
+    }
+
+    /// Raises the soft limit on open files to the hard limit, so thousands of connections
+    /// do not run into the usual soft limit of 1024.
+    private static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
+    private static func defaultSocketPath() -> String {
+        let directory = Settings.environment("XDG_RUNTIME_DIR") ?? "/tmp"
+        return directory + "/vi-continue.sock"
+    }
+}
+
+/// Turns SIGTERM and SIGINT into one call of a shutdown action.
+final class ShutdownSignals {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        let queue = DispatchQueue(label: "vi-continue.signals")
+        sources = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler(handler: action)
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+    }
+}
