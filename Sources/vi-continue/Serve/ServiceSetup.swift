@@ -70,8 +70,6 @@ struct ServiceSetup {
         } catch {
             throw Failure(description: "catalog \(catalogPath): \(error.message)")
         }
-        // The facet numbering and counts, behind the first searches rather than in them.
-        engine.warmUp()
         for lineError in opening.badLines {
             writeError("warning: \(catalogPath): \(lineError)")
         }

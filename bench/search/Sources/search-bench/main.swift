@@ -124,8 +124,8 @@ let descriptors = queries.map { Descriptor(labels: $0.labels.map { Label($0.text
 
 if arguments.count > 3 && arguments[3] == "derive" {
     // What a snapshot derives once (facet numbering, counts of every live document, top
-    // categories): on a fresh engine, or after a merge, the first search paid it before
-    // `warmUp()` and merges derived it behind searches.
+    // categories): the first search after a start pays it; after a merge, the merge derives it
+    // behind searches (before, the first search after each merge paid it too).
     let start = ContinuousClock.now
     engine.warmUp()
     engine.waitUntilIdle()
