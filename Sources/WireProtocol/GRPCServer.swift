@@ -206,6 +206,38 @@ final class ServerCore: @unchecked Sendable {
         }
     }
 
+    /// Calls running now per peer (see ``peerKey(_:)``), while a cap is configured.
+    private let callsByPeer = Mutex<[String: Int]>([:])
+
+    /// Counts a call of `peer` as running and returns `true`, or returns `false` when the peer
+    /// already has the configured most; a counted call must end with ``callEnded(peer:)``.
+    func admitCall(peer: String) -> Bool {
+        guard let cap = configuration.maxConcurrentCallsPerPeer else { return true }
+        return callsByPeer.withLock { running in
+            let now = running[peer, default: 0]
+            guard now < cap else { return false }
+            running[peer] = now + 1
+            return true
+        }
+    }
+
+    /// Ends a call ``admitCall(peer:)`` counted.
+    func callEnded(peer: String) {
+        guard configuration.maxConcurrentCallsPerPeer != nil else { return }
+        callsByPeer.withLock { running in
+            let left = running[peer, default: 1] - 1
+            running[peer] = left > 0 ? left : nil
+        }
+    }
+
+    /// The peer a connection's calls count against: its address without the port ("ipv4:1.2.3.4",
+    /// "ipv6:[::1]"); every Unix-socket client is one peer ("unix").
+    static func peerKey(_ peer: String) -> String {
+        if peer.hasPrefix("unix:") { return "unix" }
+        guard let colon = peer.lastIndex(of: ":"), peer.firstIndex(of: ":") != colon else { return peer }
+        return String(peer[..<colon])
+    }
+
     func connectionClosed() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.connections -= 1

@@ -33,6 +33,11 @@ public struct ServerConfiguration: Sendable {
     /// SETTINGS_MAX_CONCURRENT_STREAMS advertised to clients; a stream beyond it is refused
     /// with RST_STREAM REFUSED_STREAM.
     public var maxConcurrentStreams: Int
+    /// The most calls one peer may have running at once across all its connections; a call
+    /// beyond it gets RESOURCE_EXHAUSTED at once, so one client opening many connections cannot
+    /// take every handler from the others. A peer is a client address without its port; every
+    /// Unix-socket client counts as one peer; behind a proxy the proxy is the peer. `nil`: no cap.
+    public var maxConcurrentCallsPerPeer: Int?
     /// SETTINGS_MAX_HEADER_LIST_SIZE advertised and enforced per request.
     public var maxHeaderListSize: Int
     /// Request bytes one connection may hold in unfinished requests across all its streams;
@@ -87,6 +92,7 @@ public struct ServerConfiguration: Sendable {
         enabledCompression: [CompressionAlgorithm] = [.identity, .gzip, .deflate],
         maxConnections: Int = 10_000,
         maxConcurrentStreams: Int = 100,
+        maxConcurrentCallsPerPeer: Int? = nil,
         maxHeaderListSize: Int = 16 * 1024,
         maxBufferedRequestBytesPerConnection: Int = 64 << 20,
         idleTimeout: Duration? = nil,
@@ -108,6 +114,7 @@ public struct ServerConfiguration: Sendable {
         self.enabledCompression = enabledCompression
         self.maxConnections = maxConnections
         self.maxConcurrentStreams = maxConcurrentStreams
+        self.maxConcurrentCallsPerPeer = maxConcurrentCallsPerPeer
         self.maxHeaderListSize = maxHeaderListSize
         self.maxBufferedRequestBytesPerConnection = maxBufferedRequestBytesPerConnection
         self.idleTimeout = idleTimeout

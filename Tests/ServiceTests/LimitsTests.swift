@@ -107,7 +107,7 @@ extension ServeProcessTests {
             arguments: [
                 ["--max-connections", "0"], ["--max-streams-per-connection", "many"], ["--idle-timeout", "-1"],
                 ["--log-level", "chatty"], ["--busy-poll", "-1"], ["--busy-poll", "soon"], ["--query-cache", "-1"],
-                ["--query-cache", "lots"],
+                ["--query-cache", "lots"], ["--max-calls-per-peer", "0"],
             ])
         func badLimits(_ arguments: [String]) throws {
             let process = Process()

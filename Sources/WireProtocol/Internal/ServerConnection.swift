@@ -6,6 +6,8 @@ internal import Glibc
 final class ServerConnection: H2Connection, @unchecked Sendable {
     private let core: ServerCore
     private let peer: String
+    /// What this connection's calls count against in the per-peer cap.
+    private let peerKey: String
     private var streams: [Int32: ServerStream] = [:]
     private var goawaySent = false
     private var pingWindowStart = ContinuousClock.now
@@ -20,6 +22,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     init(fd: Int32, loop: EventLoop, core: ServerCore, peer: String) {
         self.core = core
         self.peer = peer
+        peerKey = ServerCore.peerKey(peer)
         resetTokens = Double(core.configuration.resetStreamBurst)
         super.init(fd: fd, loop: loop)
         let configuration = core.configuration
@@ -410,6 +413,16 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     private func startHandler(_ stream: ServerStream, request: [UInt8]) {
         guard let method = stream.method else { return }
+        guard core.admitCall(peer: peerKey) else {
+            let cap = core.configuration.maxConcurrentCallsPerPeer ?? 0
+            reject(
+                stream,
+                RPCError(
+                    code: .resourceExhausted,
+                    message: "this client already has \(cap) calls running, the most one client may; "
+                        + "retry when some have finished"))
+            return
+        }
         releaseBuffered(stream)
         stream.phase = .running
         let accepted = Self.parseAcceptEncoding(stream.acceptEncoding)
@@ -422,6 +435,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         let inline = core.configuration.startHandlersInline && request.count <= Self.inlineRequestLimit
         if let synchronous = method.synchronousHandler, inline {
             answer(stream, with: synchronous, request: request, context: context)
+            core.callEnded(peer: peerKey)
             return
         }
         let writer = ServerResponseWriter(
@@ -432,6 +446,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         let handler = method.handler
         let deadline = stream.deadline
         let body: @Sendable () async -> Void = { [self] in
+            // The handler is done with this call whatever happens to its stream.
+            defer { core.callEnded(peer: peerKey) }
             var status = Status.ok
             var errorMetadata: Metadata?
             do {

@@ -105,6 +105,7 @@ enum ServeCommand {
     {
         configuration.maxConnections = try settings.value(ServeOptions.maxConnections)
         configuration.maxConcurrentStreams = try settings.value(ServeOptions.maxStreamsPerConnection)
+        configuration.maxConcurrentCallsPerPeer = try settings.value(ServeOptions.maxCallsPerPeer)
         let idle = try settings.value(ServeOptions.idleTimeout)
         configuration.idleTimeout = idle == 0 ? nil : .milliseconds(max(1, Int((idle * 1000).rounded())))
         configuration.busyPollWindow = .microseconds(try settings.value(ServeOptions.busyPoll))

@@ -51,6 +51,11 @@ enum ServeOptions {
         "max-streams-per-connection", in: 1...Int(Int32.max), default: 100,
         environmentVariable: variable("max-streams-per-connection"),
         summary: "Concurrent calls per connection; more are refused")
+    static let maxCallsPerPeer = Option.integer(
+        "max-calls-per-peer", in: 1...Int(Int32.max), default: 1_000,
+        environmentVariable: variable("max-calls-per-peer"),
+        summary:
+            "Calls one client address may have running at once, over all its connections; more are RESOURCE_EXHAUSTED")
     static let idleTimeout = Option.number(
         "idle-timeout", valueName: "SECONDS", unit: "seconds", in: 0...1e9, default: 300,
         environmentVariable: variable("idle-timeout"),
@@ -74,7 +79,8 @@ enum ServeOptions {
     static let specs = [
         host.spec, port.spec, unixSocket.spec, catalog.spec, routes.spec, store.spec, stateDirectory.spec,
         sessionTimeToLive.spec, purgeInterval.spec, maxSessions.spec, reloadInterval.spec, maxConnections.spec,
-        maxStreamsPerConnection.spec, idleTimeout.spec, busyPoll.spec, queryCache.spec, logLevel.spec,
+        maxStreamsPerConnection.spec, maxCallsPerPeer.spec, idleTimeout.spec, busyPoll.spec, queryCache.spec,
+        logLevel.spec,
     ]
 
     /// The environment variable of option `name`: `VI_CONTINUE_` and the name in capitals, dashes as
