@@ -167,11 +167,16 @@ final class Segment: @unchecked Sendable {
             (docLocalizedStart, localizedLocale.count), (docRelatedStart, relatedType.count),
             (postingStart, postingDocs.count), (phraseStart, phraseDocs.count),
         ]
+        // Each last element is read with `pread`: through the mapping it would keep the 2 MiB
+        // folio around it resident whether or not a search ever reads there.
+        let last = { (array: UnsafeBufferPointer<UInt32>) -> Int? in
+            array.baseAddress.map { Int(self.region.load($0 + (array.count - 1))) }
+        }
         guard perDocument.allSatisfy({ $0 == count }), stringOffsets.count >= 2,
-            Int(stringOffsets.last!) == stringBytes.count, nameOffsets.count >= 2,
-            Int(nameOffsets.last!) == nameBytes.count,
+            last(stringOffsets) == stringBytes.count, nameOffsets.count >= 2,
+            last(nameOffsets) == nameBytes.count,
             [docTagStart, docAttributeStart, docLocalizedStart, docRelatedStart].allSatisfy({ $0.count == count + 1 }),
-            starts.allSatisfy({ start, items in start.last.map { Int($0) == items } ?? (items == 0) }),
+            starts.allSatisfy({ start, items in start.isEmpty ? items == 0 : last(start) == items }),
             valueAttribute.count == valueStrings.count, numberAttribute.count == numberValues.count,
             postingFrequencies.count == postingDocs.count, refDocs.count == refHashes.count, refDocs.count == count,
             localizedTitle.count == localizedLocale.count, localizedSubtitle.count == localizedLocale.count,

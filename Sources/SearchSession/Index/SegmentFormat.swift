@@ -147,14 +147,24 @@ struct SectionTable {
     ///   section lies outside it (a truncated or foreign file).
     init(_ region: ByteRegion) throws(SearchError) {
         self.region = region
-        let raw = UnsafeRawBufferPointer(start: region.base, count: region.count)
-        guard raw.count >= SegmentFormat.headerSize, Array(raw[0..<8]) == SegmentFormat.magic else {
+        guard region.count >= SegmentFormat.headerSize else {
             throw SearchError(code: .storage, message: "not an index segment of this version")
         }
-        let count = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
-        guard SegmentFormat.headerSize + count * SegmentFormat.entrySize <= raw.count else {
+        // The header is copied out (with `pread` from a mapped file): read through the mapping,
+        // it would keep the 2 MiB folio around it (display strings no search reads that way)
+        // resident for the segment's life.
+        let head = Self.bytes(of: region, count: SegmentFormat.headerSize)
+        defer { head.deallocate() }
+        guard Array(head[0..<8]) == SegmentFormat.magic else {
+            throw SearchError(code: .storage, message: "not an index segment of this version")
+        }
+        let count = Int(head[8]) | Int(head[9]) << 8 | Int(head[10]) << 16 | Int(head[11]) << 24
+        guard SegmentFormat.headerSize + count * SegmentFormat.entrySize <= region.count else {
             throw SearchError(code: .storage, message: "index segment header is truncated")
         }
+        let header = Self.bytes(of: region, count: SegmentFormat.headerSize + count * SegmentFormat.entrySize)
+        let raw = UnsafeRawBufferPointer(header)
+        defer { header.deallocate() }
         for i in 0..<count {
             let entry = SegmentFormat.headerSize + i * SegmentFormat.entrySize
             let key = SectionKey(
@@ -162,13 +172,20 @@ struct SectionTable {
             let size = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 4, as: UInt32.self)))
             let offset = Int(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 8, as: UInt64.self)))
             let elements = Int(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 16, as: UInt64.self)))
-            guard size > 0, offset % 16 == 0, elements >= 0, offset <= raw.count,
-                elements <= (raw.count - offset) / size
+            guard size > 0, offset % 16 == 0, elements >= 0, offset <= region.count,
+                elements <= (region.count - offset) / size
             else {
                 throw SearchError(code: .storage, message: "index segment section \(key.rawValue) is out of bounds")
             }
             entries[key] = (size, offset, elements)
         }
+    }
+
+    /// The region's first `count` bytes, copied out; the caller deallocates them.
+    private static func bytes(of region: ByteRegion, count: Int) -> UnsafeMutableBufferPointer<UInt8> {
+        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: count)
+        region.copy(from: region.base, count: count, to: bytes.baseAddress!)
+        return bytes
     }
 
     /// A section as a typed buffer; an absent section is empty.
