@@ -17,7 +17,7 @@ public struct Option<Value: Sendable>: Sendable {
     /// How help states the default; `nil` states none.
     public let defaultDescription: String?
     /// The environment variable that sets the option when the command line does not.
-    public let environmentVariable: String?
+    public private(set) var environmentVariable: String?
     /// What a value must be, completing "--NAME must be …".
     public let requirement: String
     private let convert: @Sendable (String) -> Value?
@@ -45,6 +45,13 @@ public struct Option<Value: Sendable>: Sendable {
         self.environmentVariable = environmentVariable
         self.requirement = requirement
         self.convert = convert
+    }
+
+    /// This option, set by environment variable `variable` when the command line does not.
+    public func environment(_ variable: String) -> Option {
+        var option = self
+        option.environmentVariable = variable
+        return option
     }
 
     /// The declaration for the parser and for help: the summary with its default.

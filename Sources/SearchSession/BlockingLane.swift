@@ -38,7 +38,8 @@ public final class BlockingLane: Sendable {
     private let queue = Queue()
 
     /// A lane named `label` (seen in debuggers and profiles); a `background` lane's thread runs
-    /// at ``BackgroundPriority`` (segment merges, catalog writes: searches go first).
+    /// at ``BackgroundPriority``, so searches go first (segment merges; not catalog writes, whose
+    /// callers wait for their answer).
     public init(label: String, background: Bool = false) {
         let thread = Thread { [queue] in
             if background { BackgroundPriority.lowerCallingThread() }

@@ -405,8 +405,8 @@ public final class SearchEngine: Sendable {
     /// merge lane), so the first search does not: for a caller that wants its first search as
     /// fast as the rest and can hold them from the start. `serve` does not call it: at 100k
     /// entities they add 9–15 MiB before any search asks for them, and the first Capture pays
-    /// 4–10 ms once instead.
-    public func warmUp() {
+    /// 4–10 ms once instead; `search-bench` times it.
+    @_spi(Benchmarks) public func warmUp() {
         mergeLane.enqueue { [self] in prepareCurrentDerived() }
     }
 

@@ -14,17 +14,22 @@ struct Settings {
 
     /// The option's value: the flag if given, else `VI_CONTINUE_<NAME>`.
     func value(_ name: String) -> String? {
-        if let value = arguments.value(name) { return value }
-        let variable = "VI_CONTINUE_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
-        return Self.environment(variable)
+        arguments.value(name) ?? Self.environment(Self.variable(for: name))
     }
 
-    /// A declared option's value: the flag if given, else its environment variable, else its
-    /// default.
+    /// A declared option's value: the flag if given, else its environment variable
+    /// (`VI_CONTINUE_<NAME>` unless it declares another), else its default.
     ///
     /// - Throws: `OptionValueError` naming the flag or variable and what it must be.
     func value<Value>(_ option: Option<Value>) throws(OptionValueError) -> Value {
-        try option.value(in: arguments, environment: Self.environment)
+        let declared = option.environmentVariable == nil ? option.environment(Self.variable(for: option.name)) : option
+        return try declared.value(in: arguments, environment: Self.environment)
+    }
+
+    /// The variable that sets option `name` when the command line does not: `VI_CONTINUE_` and
+    /// the name in capitals, dashes as underscores.
+    static func variable(for name: String) -> String {
+        "VI_CONTINUE_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
     }
 
     /// An environment variable, nil when unset or empty.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SearchSession
+@_spi(Benchmarks) @testable import SearchSession
 
 /// What a snapshot derives once (facet numbering, counts of every live document, top
 /// categories) is derived on the merge lane, so the first search after a start or a merge does

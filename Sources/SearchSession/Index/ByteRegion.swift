@@ -88,12 +88,20 @@ final class ByteRegion: @unchecked Sendable {
     }
 
     /// The value at `pointer` (inside this region), read like ``copy(from:count:to:)``: for the
-    /// few values a segment reads once when it opens (its header, the last element of each
-    /// start array), which would otherwise keep the large folios around them resident.
+    /// few values a segment reads once when it opens (the last element of each start array),
+    /// which would otherwise keep the large folios around them resident.
     func load<T: FixedWidthInteger>(_ pointer: UnsafePointer<T>) -> T {
         var value: T = 0
         withUnsafeMutableBytes(of: &value) { copy(from: pointer, count: MemoryLayout<T>.size, to: $0.baseAddress!) }
         return value
+    }
+
+    /// `count` bytes from `offset`, read like ``copy(from:count:to:)`` (a segment's header).
+    func bytes(at offset: Int, count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            copy(from: base + offset, count: count, to: buffer.baseAddress!)
+            initialized = count
+        }
     }
 
     deinit {

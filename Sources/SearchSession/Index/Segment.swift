@@ -170,7 +170,8 @@ final class Segment: @unchecked Sendable {
         // Each last element is read with `pread`: through the mapping it would keep the 2 MiB
         // folio around it resident whether or not a search ever reads there.
         let last = { (array: UnsafeBufferPointer<UInt32>) -> Int? in
-            array.baseAddress.map { Int(self.region.load($0 + (array.count - 1))) }
+            guard let base = array.baseAddress, !array.isEmpty else { return nil }
+            return Int(self.region.load(base + (array.count - 1)))
         }
         guard perDocument.allSatisfy({ $0 == count }), stringOffsets.count >= 2,
             last(stringOffsets) == stringBytes.count, nameOffsets.count >= 2,

@@ -153,25 +153,21 @@ struct SectionTable {
         // The header is copied out (with `pread` from a mapped file): read through the mapping,
         // it would keep the 2 MiB folio around it (display strings no search reads that way)
         // resident for the segment's life.
-        let head = Self.bytes(of: region, count: SegmentFormat.headerSize)
-        defer { head.deallocate() }
+        let head = region.bytes(at: 0, count: SegmentFormat.headerSize)
         guard Array(head[0..<8]) == SegmentFormat.magic else {
             throw SearchError(code: .storage, message: "not an index segment of this version")
         }
-        let count = Int(head[8]) | Int(head[9]) << 8 | Int(head[10]) << 16 | Int(head[11]) << 24
+        let count = Int(Self.field(head, at: 8, as: UInt32.self))
         guard SegmentFormat.headerSize + count * SegmentFormat.entrySize <= region.count else {
             throw SearchError(code: .storage, message: "index segment header is truncated")
         }
-        let header = Self.bytes(of: region, count: SegmentFormat.headerSize + count * SegmentFormat.entrySize)
-        let raw = UnsafeRawBufferPointer(header)
-        defer { header.deallocate() }
+        let table = region.bytes(at: SegmentFormat.headerSize, count: count * SegmentFormat.entrySize)
         for i in 0..<count {
-            let entry = SegmentFormat.headerSize + i * SegmentFormat.entrySize
-            let key = SectionKey(
-                rawValue: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry, as: UInt32.self)))
-            let size = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 4, as: UInt32.self)))
-            let offset = Int(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 8, as: UInt64.self)))
-            let elements = Int(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: entry + 16, as: UInt64.self)))
+            let entry = i * SegmentFormat.entrySize
+            let key = SectionKey(rawValue: Self.field(table, at: entry, as: UInt32.self))
+            let size = Int(Self.field(table, at: entry + 4, as: UInt32.self))
+            let offset = Int(Self.field(table, at: entry + 8, as: UInt64.self))
+            let elements = Int(Self.field(table, at: entry + 16, as: UInt64.self))
             guard size > 0, offset % 16 == 0, elements >= 0, offset <= region.count,
                 elements <= (region.count - offset) / size
             else {
@@ -181,11 +177,9 @@ struct SectionTable {
         }
     }
 
-    /// The region's first `count` bytes, copied out; the caller deallocates them.
-    private static func bytes(of region: ByteRegion, count: Int) -> UnsafeMutableBufferPointer<UInt8> {
-        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: count)
-        region.copy(from: region.base, count: count, to: bytes.baseAddress!)
-        return bytes
+    /// The little-endian integer at `offset` of `bytes`.
+    private static func field<T: FixedWidthInteger>(_ bytes: [UInt8], at offset: Int, as type: T.Type) -> T {
+        T(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) })
     }
 
     /// A section as a typed buffer; an absent section is empty.

@@ -8,7 +8,7 @@
 // file's folder (bench/search-peers.py writes them there), and every row is written to
 // search-bench.json in the same folder as {"n", "p50", "p99", "worst"} in µs.
 import Foundation
-import SearchSession
+@_spi(Benchmarks) import SearchSession
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
