@@ -8,10 +8,15 @@ public import WireProtocol
 public struct ServiceClient: Sendable {
     /// The connection.
     public let transport: GRPCClient
+    /// Sent with every call: credentials such as `authorization`.
+    public let metadata: Metadata
 
     /// Connects lazily to `target`.
-    public init(target: GRPCClient.Target, configuration: ClientConfiguration = .init()) {
+    ///
+    /// - Parameter metadata: Sent with every call: credentials such as `authorization`.
+    public init(target: GRPCClient.Target, configuration: ClientConfiguration = .init(), metadata: Metadata = [:]) {
         transport = GRPCClient(target: target, configuration: configuration)
+        self.metadata = metadata
     }
 
     /// Parses `host:port`, `[v6]:port` or `unix:PATH`.
@@ -39,7 +44,8 @@ public struct ServiceClient: Sendable {
         _ request: QueryRequest, options: CallOptions = .init()
     ) async throws -> some AsyncSequence<QueryResult, any Error> {
         let stream = try await transport.serverStreaming(
-            path: MethodPaths.VisualSearch.streamQuery, request: request.serializedBytes(), options: options)
+            path: MethodPaths.VisualSearch.streamQuery, request: request.serializedBytes(), metadata: metadata,
+            options: options)
         return stream.map { bytes throws -> QueryResult in try decodeResponse(bytes) }
     }
 
@@ -85,7 +91,8 @@ public struct ServiceClient: Sendable {
     private func unary<Request: ProtoMessage, Response: ProtoMessage>(
         _ path: String, _ request: Request, _ options: CallOptions
     ) async throws -> Response {
-        let response = try await transport.unary(path: path, request: request.serializedBytes(), options: options)
+        let response = try await transport.unary(
+            path: path, request: request.serializedBytes(), metadata: metadata, options: options)
         return try decodeResponse(response.message)
     }
 }

@@ -27,6 +27,8 @@ public struct VisualSearchService: Sendable {
     /// thread of the pool that answers searches (see ``BlockingLane``). Not a background lane:
     /// a write is a call waiting for its answer (behind searches, its p50 doubled under load).
     private let catalogWrites = BlockingLane(label: "vi-continue.catalog-writes")
+    /// Who may call UpsertEntities and DeleteEntities.
+    public let writeGuard: WriteGuard
 
     /// The default for `queryCacheEntries`: about a megabyte of sheet answers at most.
     public static let defaultQueryCacheEntries = 512
@@ -38,12 +40,16 @@ public struct VisualSearchService: Sendable {
     ///   - router: The route table for Resolve, Link and result links.
     ///   - queryCacheEntries: How many recent Query answers to keep for repeated requests (twice
     ///     this at most; see ``QueryResponseCache``); 0 answers every call afresh.
+    ///   - writeGuard: Who may change the catalog; by default local callers only (Unix socket,
+    ///     in-process).
     public init(
         sessions: SearchSessions, router: DeepLinkRouter.Router,
-        queryCacheEntries: Int = VisualSearchService.defaultQueryCacheEntries
+        queryCacheEntries: Int = VisualSearchService.defaultQueryCacheEntries,
+        writeGuard: WriteGuard = WriteGuard(token: nil)
     ) {
         self.sessions = sessions
         self.router = router
+        self.writeGuard = writeGuard
         linker = Self.linker(for: router)
         queryCache = QueryResponseCache(capacity: queryCacheEntries)
     }
@@ -96,7 +102,8 @@ public struct VisualSearchService: Sendable {
                 try link(request)
             },
             .unary(Paths.upsertEntities, maxRequestBytes: Self.descriptorReceiveLimit) {
-                (request: UpsertEntitiesRequest, _) -> CatalogUpdateResponse in
+                (request: UpsertEntitiesRequest, context) -> CatalogUpdateResponse in
+                try writeGuard.check(context)
                 let entities = request.entities.map(SearchSession.Entity.init)
                 return CatalogUpdateResponse(
                     try await mappingErrors { () async throws(SearchError) in
@@ -105,7 +112,8 @@ public struct VisualSearchService: Sendable {
                         }
                     })
             },
-            .unary(Paths.deleteEntities) { (request: DeleteEntitiesRequest, _) -> CatalogUpdateResponse in
+            .unary(Paths.deleteEntities) { (request: DeleteEntitiesRequest, context) -> CatalogUpdateResponse in
+                try writeGuard.check(context)
                 let refs = request.entities.map { SearchSession.EntityRef(type: $0.type, id: $0.id) }
                 return CatalogUpdateResponse(
                     try await mappingErrors { () async throws(SearchError) in

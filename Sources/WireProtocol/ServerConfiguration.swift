@@ -18,7 +18,8 @@ public struct ServerConfiguration: Sendable {
     /// The TCP address to listen on, if any.
     public var tcp: TCP?
     /// The Unix-domain socket path to listen on, if any; a stale socket file there is removed
-    /// first, and the file is removed again on shutdown.
+    /// first, and the file is removed again on shutdown. The file's mode is 0600 whatever the
+    /// umask: only the server's user may connect.
     public var unixSocketPath: String?
     /// The number of event-loop threads; defaults to the number of cores.
     public var eventLoopCount: Int

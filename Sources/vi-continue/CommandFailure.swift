@@ -27,13 +27,13 @@ struct CommandFailure: Error, CustomStringConvertible {
         CommandFailure(exitCode: ExitCode.notFound, message: message)
     }
 
-    /// A failed call, mapped to the exit codes: NOT_FOUND and PERMISSION_DENIED are answers about
-    /// the thing asked for (1); INVALID_ARGUMENT means the request the command line built was
+    /// A failed call, mapped to the exit codes: NOT_FOUND, PERMISSION_DENIED and UNAUTHENTICATED
+    /// are answers about the thing asked for or the asker's rights (1); INVALID_ARGUMENT means the request the command line built was
     /// refused (2); anything else — UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL — is a failed call (3).
     init(_ error: RPCError, server: String) {
         let code: Status.Code = error.code
         switch code {
-        case .notFound, .permissionDenied:
+        case .notFound, .permissionDenied, .unauthenticated:
             self.init(exitCode: ExitCode.notFound, message: error.message)
         case .invalidArgument:
             self.init(exitCode: ExitCode.usage, message: error.message)

@@ -19,7 +19,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let file = directory.path + "/new.jsonl"
         try Self.newEntities.write(toFile: file, atomically: true, encoding: .utf8)
-        let output = try await CLI.run(["catalog", "import", file, "--server", server.address])
+        let output = try await CLI.run(
+            ["catalog", "import", file, "--server", server.address], environment: server.tokenEnvironment)
         #expect(output.status == 1)
         try Snapshot.check(
             "catalog-import", ["catalog", "import", "new.jsonl", "--server", server.address],
@@ -30,7 +31,8 @@ import Testing
         #expect(query.status == 0)
         #expect(query.stdout.contains("Quokka Sessions") && query.stdout.contains("Quokka Live"))
 
-        let json = try await CLI.run(["catalog", "import", file, "--json", "--server", server.address])
+        let json = try await CLI.run(
+            ["catalog", "import", file, "--json", "--server", server.address], environment: server.tokenEnvironment)
         try Snapshot.check(
             "catalog-import-json", ["catalog", "import", "new.jsonl", "--json", "--server", server.address],
             CLI.Output(
@@ -48,7 +50,8 @@ import Testing
         let server = try ServeProcess()
         defer { server.stop() }
         let bad = try await CLI.run(
-            ["catalog", "upsert", "-", "--server", server.address], stdin: Self.newEntities)
+            ["catalog", "upsert", "-", "--server", server.address], stdin: Self.newEntities,
+            environment: server.tokenEnvironment)
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("error: - line 3: "))
         #expect(bad.stderr.hasSuffix("error: - has 2 bad lines; nothing was sent\n"))
@@ -56,10 +59,12 @@ import Testing
 
         let good = #"{"type": "album", "id": "wombat-waltz", "title": "Wombat Waltz"}"# + "\n"
         let output = try await Snapshot.run(
-            "catalog-upsert", ["catalog", "upsert", "-", "--json", "--server", server.address], stdin: good)
+            "catalog-upsert", ["catalog", "upsert", "-", "--json", "--server", server.address], stdin: good,
+            environment: server.tokenEnvironment)
         #expect(output.status == 0)
         let replaced = try await Snapshot.run(
-            "catalog-upsert-text", ["catalog", "upsert", "-", "--server", server.address], stdin: good)
+            "catalog-upsert-text", ["catalog", "upsert", "-", "--server", server.address], stdin: good,
+            environment: server.tokenEnvironment)
         #expect(replaced.status == 0)
         let query = try await CLI.run(["query", "--labels", "wombat", "--json", "--server", server.address])
         #expect(query.stdout.contains(#""deep_link":"music://album/wombat-waltz""#))
@@ -78,7 +83,9 @@ import Testing
         let first = try #require((object["results"] as? [[String: Any]])?.first)
         let target = "\(first["type"] as? String ?? ""):\(first["id"] as? String ?? "")"
 
-        let output = try await CLI.run(["catalog", "delete", target, "album:not-there", "--server", server.address])
+        let output = try await CLI.run(
+            ["catalog", "delete", target, "album:not-there", "--server", server.address],
+            environment: server.tokenEnvironment)
         #expect(output.status == 1)
         try Snapshot.check("catalog-delete", ["catalog", "delete", target, "album:not-there"], output)
         let after = try await CLI.run([
@@ -86,7 +93,8 @@ import Testing
         ])
         #expect(!after.stdout.contains(#""id":"\#(first["id"] as? String ?? "")""#))
         let snapshot = try await Snapshot.run(
-            "catalog-delete-json", ["catalog", "delete", "album:not-there", "--json", "--server", server.address])
+            "catalog-delete-json", ["catalog", "delete", "album:not-there", "--json", "--server", server.address],
+            environment: server.tokenEnvironment)
         #expect(snapshot.status == 1)
     }
 }

@@ -5,7 +5,7 @@ public struct ServeStartFailure: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// Reads a started `vi-continue serve`'s stderr up to its "vi-continue: serving on 127.0.0.1:PORT…"
+/// Reads a started `vi-continue serve`'s stderr up to its "vi-continue: serving on HOST:PORT…"
 /// line and returns PORT (the tests start it on port 0, so only this line tells the port).
 ///
 /// Reads a byte at a time so that nothing after that line is consumed: the caller may go on
@@ -21,8 +21,9 @@ public func readServingPort(from stderr: Pipe, of process: Process) throws(Serve
         if line.isEmpty, !process.isRunning { break }
         text = String(decoding: line, as: UTF8.self)
     }
-    guard let range = text.range(of: "127.0.0.1:"), let port = Int(text[range.upperBound...].prefix(while: \.isNumber))
-    else {
+    // "serving on HOST:PORT[ and unix:PATH]": the port follows the first address's last colon.
+    let address = text.range(of: "serving on ").map { text[$0.upperBound...].prefix { $0 != " " } } ?? ""
+    guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else {
         process.terminate()
         throw ServeStartFailure(description: "serve did not start: \(text)")
     }

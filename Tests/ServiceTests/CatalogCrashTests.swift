@@ -41,13 +41,18 @@ extension ServeProcessTests {
             let stateDirectory =
                 NSTemporaryDirectory() + "vi-continue-catalog-crash-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
-            let arguments = ["--store", "sqlite", "--state-dir", stateDirectory, "--log-level", "warn"]
+            // Writes go over the Unix socket, as a local tool's do: they need no token there.
+            try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+            let socket = stateDirectory + "/serve.sock"
+            let arguments = [
+                "--store", "sqlite", "--state-dir", stateDirectory, "--log-level", "warn", "--unix-socket", socket,
+            ]
             let first = try ServerProcess(arguments)
             let batches = Batches()
             await withTaskGroup(of: Void.self) { group in
                 for worker in 0..<4 {
                     group.addTask {
-                        let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: first.port))
+                        let client = ServiceClient(target: .unix(path: socket))
                         var round = 0
                         while round < 10_000 {
                             let tag = "crashw\(worker)r\(round)"
@@ -73,7 +78,7 @@ extension ServeProcessTests {
             #expect(acknowledged.count >= 40)
 
             let second = try ServerProcess(arguments)
-            let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: second.port))
+            let client = ServiceClient(target: .unix(path: socket))
             var lost = [String]()
             var torn = [String]()
             var unacknowledgedButThere = 0
@@ -98,9 +103,14 @@ extension ServeProcessTests {
             let stateDirectory =
                 NSTemporaryDirectory() + "vi-continue-catalog-bad-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
-            let arguments = ["--store", "sqlite", "--state-dir", stateDirectory, "--log-level", "warn"]
+            // Writes go over the Unix socket, as a local tool's do: they need no token there.
+            try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
+            let socket = stateDirectory + "/serve.sock"
+            let arguments = [
+                "--store", "sqlite", "--state-dir", stateDirectory, "--log-level", "warn", "--unix-socket", socket,
+            ]
             let first = try ServerProcess(arguments)
-            let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: first.port))
+            let client = ServiceClient(target: .unix(path: socket))
             var request = Self.batch("badbatch")
             request.entities[3].title = ""
             let error = await #expect(throws: RPCError.self) { try await client.upsertEntities(request) }
@@ -113,7 +123,7 @@ extension ServeProcessTests {
             #expect(await first.waitForExit() == 0)
 
             let second = try ServerProcess(arguments)
-            let again = ServiceClient(target: .tcp(host: "127.0.0.1", port: second.port))
+            let again = ServiceClient(target: .unix(path: socket))
             #expect(try await Self.count("badbatch", client: again) == 0)
             #expect(try await Self.count("goodbatch", client: again) == Self.batchSize)
             await again.close()

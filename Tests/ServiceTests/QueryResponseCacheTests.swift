@@ -81,7 +81,8 @@ import WireProtocol
     func followsCatalogUpdates() async throws {
         let service = try DemoService.make()
         try await withTestServer(methods: service.methods) { addresses in
-            let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: addresses.tcpPort!))
+            let client = ServiceClient(
+                target: .tcp(host: "127.0.0.1", port: addresses.tcpPort!), metadata: DemoService.writerMetadata)
             let request = QueryRequest(descriptor: Self.labels("quokkabeat"), limit: 5)
             #expect(try await client.query(request).results.isEmpty)
             #expect(try await client.query(request).results.isEmpty)

@@ -9,7 +9,8 @@ import WireProtocol
     func withDemo(_ body: @Sendable (ServiceClient) async throws -> Void) async throws {
         let service = try DemoService.make()
         try await withTestServer(methods: service.methods) { addresses in
-            let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: addresses.tcpPort!))
+            let client = ServiceClient(
+                target: .tcp(host: "127.0.0.1", port: addresses.tcpPort!), metadata: DemoService.writerMetadata)
             try await body(client)
             await client.close()
         }

@@ -91,6 +91,25 @@ import Testing
         #expect(access(path, F_OK) != 0)
     }
 
+    @Test("The Unix socket is the owner's only, even under umask 0")
+    func unixSocketModeIgnoresTheUmask() async throws {
+        let path = "/tmp/wire-mode-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        // umask is per process (other tests run meanwhile): cleared for the listen only.
+        let previous = umask(0)
+        let fd: Int32
+        do {
+            defer { umask(previous) }
+            fd = try Socket.listenUnix(path: path)
+        }
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        var info = stat()
+        #expect(lstat(path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+    }
+
     @Test func aSlowReaderSuspendsTheWriterInsteadOfBufferingWithoutBound() async throws {
         let observations = Observations()
         try await withServer(observations: observations) { _, addresses in

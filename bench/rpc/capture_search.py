@@ -72,9 +72,12 @@ def main():
     for name in ("--target", "--log", "--catalog", "--queries", "--json"):
         p.add_argument(name, required=True)
     p.add_argument("--pid", type=int, required=True)
+    p.add_argument("--token-file", required=True, help="serve's --write-token-file")
     p.add_argument("--started-ns", type=int, required=True)
     p.add_argument("--rounds", type=int, default=3)
     a = p.parse_args()
+    with open(a.token_file) as f:
+        auth = (("authorization", "Bearer " + f.read().strip()),)
     queries = [json.loads(l) for l in open(a.queries)]
     result = {}
 
@@ -167,7 +170,9 @@ def main():
     changed = {(e.type, e.id) for e in batch}
     look = pb.QueryRequest(descriptor=pb.Descriptor(labels=[pb.Label(text=MARK, confidence=1)]), limit=10)
     start = time.perf_counter_ns()
-    response, upsert_us = timed(stub.UpsertEntities, pb.UpsertEntitiesRequest(entities=batch))
+    response, upsert_us = timed(
+        lambda request, timeout: stub.UpsertEntities(request, timeout=timeout, metadata=auth),
+        pb.UpsertEntitiesRequest(entities=batch))
     tries = 0
     while True:
         tries += 1

@@ -28,10 +28,20 @@ def batches(catalog, count, size=100):
     return [entities[i * size % len(entities):][:size] for i in range(count)]
 
 
-def writer(target, catalog, per_second, seconds, batch_size, out):
+def bearer(token_file):
+    """The metadata that lets a TCP client write: the token of serve's --write-token-file."""
+    with open(token_file) as f:
+        return (("authorization", "Bearer " + f.read().strip()),)
+
+
+def writer(target, auth, catalog, per_second, seconds, batch_size, out):
     """Sends `per_second` entities a second as UpsertEntities of `batch_size`, for `seconds`."""
     channel = grpc.insecure_channel(target)
-    upsert = pb_grpc.VisualSearchStub(channel).UpsertEntities
+    stub = pb_grpc.VisualSearchStub(channel)
+
+    def upsert(request, timeout):
+        return stub.UpsertEntities(request, timeout=timeout, metadata=auth)
+
     calls = max(1, per_second // batch_size)
     pool = batches(catalog, 50, batch_size)
     interval = 1 / calls
@@ -68,11 +78,13 @@ def main():
     for name in ("--target", "--catalog", "--queries", "--json"):
         p.add_argument(name, required=True)
     p.add_argument("--pid", type=int, required=True)
+    p.add_argument("--token-file", required=True, help="serve's --write-token-file")
     p.add_argument("--seconds", type=float, default=60)
     p.add_argument("--idle-seconds", type=float, default=20)
     p.add_argument("--rate", type=int, default=1000)
     p.add_argument("--visibility-rounds", type=int, default=50)
     a = p.parse_args()
+    auth = bearer(a.token_file)
     queries = [json.loads(l) for l in open(a.queries)]
     channel = grpc.insecure_channel(a.target)
     stub = pb_grpc.VisualSearchStub(channel)
@@ -87,7 +99,7 @@ def main():
             e.tags.append(mark)
         look = pb.QueryRequest(descriptor=pb.Descriptor(labels=[pb.Label(text=mark, confidence=1)]), limit=5)
         start = time.perf_counter_ns()
-        stub.UpsertEntities(pb.UpsertEntitiesRequest(entities=batch), timeout=30)
+        stub.UpsertEntities(pb.UpsertEntitiesRequest(entities=batch), timeout=30, metadata=auth)
         while not stub.Query(look, timeout=30).results:
             pass
         visible.append((time.perf_counter_ns() - start) / 1000)
@@ -102,7 +114,7 @@ def main():
 
     out = multiprocessing.Queue()
     process = multiprocessing.Process(
-        target=writer, args=(a.target, a.catalog, a.rate, a.seconds, 100, out))
+        target=writer, args=(a.target, auth, a.catalog, a.rate, a.seconds, 100, out))
     process.start()
     result["Capture under writes"] = captures(stub, requests, a.seconds)
     process.join()

@@ -106,7 +106,10 @@ enum Socket {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
-        guard rc == 0, listen(fd, backlog) == 0 else {
+        // Only the owner may connect, whatever the umask: the socket is how local tools reach the
+        // server with rights TCP clients need a token for. Set before listen, so no connection
+        // can be accepted while the file is still open to others.
+        guard rc == 0, chmod(path, 0o600) == 0, listen(fd, backlog) == 0 else {
             let text = errnoText()
             close(fd)
             throw TransportError(code: .bindFailed, message: "bind \(path): \(text)")

@@ -21,7 +21,7 @@ enum CatalogCommand {
               vi-continue catalog import Examples/demo/catalog.jsonl
               vi-continue catalog import new-releases.jsonl --server 10.0.0.5:50051 --json
             """,
-        options: ClientOptions.remote, flags: [ClientOptions.json],
+        options: ClientOptions.writer, flags: [ClientOptions.json],
         positionals: [PositionalSpec("FILE", help: "A catalog file, JSON Lines (- for stdin).")])
 
     static let upsertSpec = CommandSpec(
@@ -36,7 +36,7 @@ enum CatalogCommand {
               vi-continue catalog upsert changed.jsonl
               echo '{"type":"album","id":"x","title":"X"}' | vi-continue catalog upsert - --json
             """,
-        options: ClientOptions.remote, flags: [ClientOptions.json],
+        options: ClientOptions.writer, flags: [ClientOptions.json],
         positionals: [PositionalSpec("FILE", help: "Entities, one JSON object per line (- for stdin).")])
 
     static let deleteSpec = CommandSpec(
@@ -49,7 +49,7 @@ enum CatalogCommand {
               vi-continue catalog delete album:abbey-road concert:1042
               vi-continue catalog delete artist:unknown --json
             """,
-        options: ClientOptions.remote, flags: [ClientOptions.json],
+        options: ClientOptions.writer, flags: [ClientOptions.json],
         positionals: [PositionalSpec("ENTITY", help: "Entities as type:id.", variadic: true)])
 
     static let spec = CommandSpec(
@@ -85,7 +85,7 @@ enum CatalogCommand {
                 "\(path) has \(rejections.count) bad line\(rejections.count == 1 ? "" : "s"); nothing was sent")
         }
         if file.items.isEmpty, strict { throw .usage("\(path) holds no entities") }
-        let backend = try ClientOptions.remoteBackend(arguments)
+        let backend = try ClientOptions.writerBackend(arguments)
         return try await withBackend(backend) { backend throws(CommandFailure) in
             var applied = 0
             var version: UInt64 = 0
@@ -132,7 +132,7 @@ enum CatalogCommand {
         var refs: [EntityRef] = []
         for argument in arguments.positionals { refs.append(try EntityArgument.parse(argument)) }
         guard !refs.isEmpty else { throw .usage("name at least one entity as type:id") }
-        let backend = try ClientOptions.remoteBackend(arguments)
+        let backend = try ClientOptions.writerBackend(arguments)
         return try await withBackend(backend) { backend throws(CommandFailure) in
             let response = try await backend.perform {
                 try await $0.deleteEntities(DeleteEntitiesRequest(entities: refs))

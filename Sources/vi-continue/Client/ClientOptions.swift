@@ -2,6 +2,11 @@ import ArgumentParsing
 import ContinueService
 import DeepLinkRouter
 import SearchSession
+import WireProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The options client commands share, and how they pick where calls go.
 enum ClientOptions {
@@ -17,9 +22,19 @@ enum ClientOptions {
     static let routes = OptionSpec(
         "routes", valueName: "FILE", help: "The route table, JSON (default: the bundled demo table).")
     static let json = FlagSpec("json", help: "Print one JSON object instead of a table.")
+    static let writerServer = OptionSpec(
+        "server", valueName: "ADDR",
+        help:
+            "host:port or unix:PATH of a server (default: serve's Unix socket when it is there, else \(defaultServer))."
+    )
+    static let tokenFile = OptionSpec(
+        "token-file", valueName: "FILE",
+        help: "Send the token in FILE as 'authorization: Bearer TOKEN'; TCP writes need it (serve --write-token-file).")
 
     /// The server options of every command that talks to a server.
     static let remote = [server, timeout]
+    /// The server options of the commands that change the catalog.
+    static let writer = [writerServer, timeout, tokenFile]
 
     /// The call timeout from `--timeout` (or `VI_CONTINUE_TIMEOUT`).
     static func callTimeout(_ settings: Settings) throws(CommandFailure) -> Duration {
@@ -36,6 +51,34 @@ enum ClientOptions {
         return try RemoteBackend.connect(
             address: settings.value("server") ?? defaultServer, connectTimeout: min(timeout, .seconds(2)),
             callTimeout: timeout)
+    }
+
+    /// A connection for catalog writes: to `--server` (or `VI_CONTINUE_SERVER`), else to serve's
+    /// Unix socket when it is there (writes over it need no token), else to the default address;
+    /// carrying the token of `--token-file` (or `VI_CONTINUE_TOKEN_FILE`) when one is given.
+    static func writerBackend(_ arguments: ParsedArguments) throws(CommandFailure) -> RemoteBackend {
+        let settings = Settings(arguments)
+        let timeout = try callTimeout(settings)
+        var metadata: Metadata = [:]
+        if let path = settings.value("token-file") {
+            do {
+                let token = try WriteToken(contentsOfFile: path)
+                metadata.add("authorization", "Bearer " + String(decoding: token.bytes, as: UTF8.self))
+            } catch {
+                throw .usage("--token-file: \(error)")
+            }
+        }
+        return try RemoteBackend.connect(
+            address: settings.value("server") ?? localSocketAddress() ?? defaultServer,
+            connectTimeout: min(timeout, .seconds(2)), callTimeout: timeout, metadata: metadata)
+    }
+
+    /// `unix:PATH` of serve's default socket when a socket is there.
+    private static func localSocketAddress() -> String? {
+        let path = ServeOptions.defaultUnixSocketPath()
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        return "unix:" + path
     }
 
     /// The backend of search commands: in-process on `--catalog FILE`, else a server.

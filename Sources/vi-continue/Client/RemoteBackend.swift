@@ -12,8 +12,9 @@ struct RemoteBackend: SearchBackend {
     ///
     /// - Throws: ``CommandFailure`` with exit 2 for an address that does not parse, exit 3 when
     ///   the server cannot be reached within `connectTimeout`.
+    ///   `metadata` goes with every call (the write token).
     static func connect(
-        address: String, connectTimeout: Duration, callTimeout: Duration
+        address: String, connectTimeout: Duration, callTimeout: Duration, metadata: Metadata = [:]
     ) throws(CommandFailure) -> RemoteBackend {
         guard let target = ServiceClient.target(parsing: address) else {
             throw .usage("--server '\(address)' is not host:port or unix:PATH")
@@ -23,7 +24,7 @@ struct RemoteBackend: SearchBackend {
         }
         let configuration = ClientConfiguration(maxReceiveMessageBytes: 64 << 20, userAgent: "vi-continue-cli")
         return RemoteBackend(
-            name: address, client: ServiceClient(target: target, configuration: configuration),
+            name: address, client: ServiceClient(target: target, configuration: configuration, metadata: metadata),
             options: CallOptions(timeout: callTimeout))
     }
 

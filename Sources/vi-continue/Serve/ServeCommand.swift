@@ -38,16 +38,21 @@ enum ServeCommand {
         let socket: String
         let reloadSeconds: Double
         let queryCacheEntries: Int
+        let writeToken: WriteToken?
         var configuration: ServerConfiguration
         do {
             host = try settings.value(ServeOptions.host)
             port = try settings.value(ServeOptions.port)
-            socket = try settings.value(ServeOptions.unixSocket) ?? defaultSocketPath()
+            socket = try settings.value(ServeOptions.unixSocket) ?? ServeOptions.defaultUnixSocketPath()
             reloadSeconds = try settings.value(ServeOptions.reloadInterval)
             queryCacheEntries = try settings.value(ServeOptions.queryCache)
+            writeToken = try loadWriteToken(settings)
             configuration = ServerConfiguration(tcp: .init(host: host, port: port))
             configuration.unixSocketPath = socket == "none" ? nil : socket
             try applyLimits(settings, to: &configuration)
+        } catch let error as WriteTokenError {
+            writeError("error: --write-token-file: \(error)")
+            return ExitCode.usage
         } catch {
             writeError("error: \(error)")
             return ExitCode.usage
@@ -63,13 +68,19 @@ enum ServeCommand {
             return ExitCode.usage
         }
         writeError("vi-continue: \(setup.description)")
+        if writeToken == nil, !isLoopback(host) {
+            writeError(
+                "vi-continue: warning: listening on \(host) with no --write-token-file: TCP clients can read, "
+                    + "and catalog writes are refused over TCP (the Unix socket still takes them)")
+        }
         let reloader = CatalogReloader(
             path: setup.catalogPath, engine: setup.sessions.engine,
             pollInterval: reloadSeconds > 0 ? .milliseconds(Int(reloadSeconds * 1000)) : nil)
         defer { reloader.cancel() }
         let health = HealthService()
         let service = VisualSearchService(
-            sessions: setup.sessions, router: setup.router, queryCacheEntries: queryCacheEntries)
+            sessions: setup.sessions, router: setup.router, queryCacheEntries: queryCacheEntries,
+            writeGuard: WriteGuard(token: writeToken))
         let server = GRPCServer(configuration: configuration, methods: health.methods + service.methods)
         let signals = ShutdownSignals {
             health.stopWatching()
@@ -114,6 +125,21 @@ enum ServeCommand {
         configuration.callObserver = CallLog(level: level).observer
     }
 
+    /// The write token from `--write-token-file`, if one is given; warns when others may read it.
+    private static func loadWriteToken(_ settings: Settings) throws -> WriteToken? {
+        guard let path = try settings.value(ServeOptions.writeTokenFile) else { return nil }
+        let token = try WriteToken(contentsOfFile: path)
+        if WriteToken.isReadableByOthers(path) {
+            writeError("vi-continue: warning: the token file \(path) can be read by other users (chmod 600 it)")
+        }
+        return token
+    }
+
+    /// Whether `host` only accepts connections from this machine.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
     /// Raises the soft limit on open files to the hard limit, so thousands of connections
     /// do not run into the usual soft limit of 1024.
     private static func raiseDescriptorLimit() {
@@ -121,11 +147,6 @@ enum ServeCommand {
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
         limit.rlim_cur = limit.rlim_max
         _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    }
-
-    private static func defaultSocketPath() -> String {
-        let directory = Settings.environment("XDG_RUNTIME_DIR") ?? "/tmp"
-        return directory + "/vi-continue.sock"
     }
 }
 

@@ -15,6 +15,13 @@ enum ServeOptions {
     static let unixSocket = Option<String?>.text(
         "unix-socket", valueName: "PATH", defaultDescription: "$XDG_RUNTIME_DIR or /tmp, vi-continue.sock",
         summary: "The Unix socket path; 'none' disables it")
+    /// Where serve listens without `--unix-socket`, and where the catalog commands look for it:
+    /// `VI_CONTINUE_UNIX_SOCKET` when set (so one variable points both at the same file), else
+    /// `vi-continue.sock` in `XDG_RUNTIME_DIR`, else in /tmp.
+    static func defaultUnixSocketPath() -> String {
+        if let path = Settings.environment(Settings.variable(for: unixSocket.name)) { return path }
+        return (Settings.environment("XDG_RUNTIME_DIR") ?? "/tmp") + "/vi-continue.sock"
+    }
     static let catalog = Option<String?>.text(
         "catalog", valueName: "FILE", defaultDescription: "the bundled demo",
         summary: "The catalog, JSON Lines")
@@ -62,6 +69,9 @@ enum ServeOptions {
     static let queryCache = Option.integer(
         "query-cache", in: 0...1_000_000, default: VisualSearchService.defaultQueryCacheEntries,
         summary: "Recent Query answers kept for repeated requests until the catalog changes; 0 off")
+    static let writeTokenFile = Option<String?>.text(
+        "write-token-file", valueName: "FILE", defaultDescription: "none: catalog writes over the Unix socket only",
+        summary: "A file holding the token TCP clients send as 'authorization: Bearer TOKEN' to change the catalog")
     static let logLevel = Option.choice(
         "log-level", valueName: "LEVEL", among: CallLog.Level.names, default: "info",
         summary: "Which finished calls are logged: error, warn, info or debug")
@@ -71,6 +81,6 @@ enum ServeOptions {
         host.spec, port.spec, unixSocket.spec, catalog.spec, routes.spec, store.spec, stateDirectory.spec,
         sessionTimeToLive.spec, purgeInterval.spec, maxSessions.spec, reloadInterval.spec, maxConnections.spec,
         maxStreamsPerConnection.spec, maxCallsPerPeer.spec, idleTimeout.spec, busyPoll.spec, queryCache.spec,
-        logLevel.spec,
+        writeTokenFile.spec, logLevel.spec,
     ]
 }

@@ -28,13 +28,19 @@ enum CLI {
     /// Runs `vi-continue` with `arguments`, feeding `stdin`, and waits for it to exit.
     ///
     /// The environment is the test's, minus every `VI_CONTINUE_*` variable, so a developer's
-    /// settings cannot change what is checked.
-    static func run(_ arguments: [String], stdin: String? = nil) async throws -> Output {
+    /// settings cannot change what is checked, and with `XDG_RUNTIME_DIR` naming an empty place,
+    /// so a `serve` running on this machine is never taken for the catalog commands' local
+    /// server; then `environment` is added.
+    static func run(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
+    ) async throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = repositoryRoot
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("VI_CONTINUE_") }
+        var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("VI_CONTINUE_") }
+        variables["XDG_RUNTIME_DIR"] = "/nonexistent/vi-continue-cli-tests"
+        process.environment = variables.merging(environment) { $1 }
         let output = Pipe()
         let error = Pipe()
         let input = Pipe()

@@ -65,12 +65,14 @@ enum Snapshot {
         #expect(text == expected, "snapshot \(name).txt differs", sourceLocation: sourceLocation)
     }
 
-    /// Runs `vi-continue` and checks its output against the snapshot `name`.
+    /// Runs `vi-continue` and checks its output against the snapshot `name`; `environment` is
+    /// not part of the snapshot (the write token's file is a temporary path).
     @discardableResult
     static func run(
-        _ name: String, _ arguments: [String], stdin: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+        _ name: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> CLI.Output {
-        let output = try await CLI.run(arguments, stdin: stdin)
+        let output = try await CLI.run(arguments, stdin: stdin, environment: environment)
         try check(name, arguments, output, sourceLocation: sourceLocation)
         return output
     }

@@ -2,15 +2,22 @@ import ContinueService
 import DeepLinkRouter
 import Foundation
 import SearchSession
+import WireProtocol
 
-/// The service on the bundled demo catalog and route table, with sessions in memory.
+/// The service on the bundled demo catalog and route table, with sessions in memory; TCP clients
+/// write to its catalog with ``writerMetadata``.
 enum DemoService {
     static let directory = PythonPeer.repositoryRoot.appendingPathComponent("Examples/demo").path
+    static let writeToken = try! WriteToken("demo-service-test-token")
+
+    /// The credentials a TCP client sends to change the catalog.
+    static var writerMetadata: Metadata { ["authorization": "Bearer demo-service-test-token"] }
 
     static func make() throws -> VisualSearchService {
         let catalog = try CatalogLoader.load(path: directory + "/catalog.jsonl")
         let table = try RouteTable(contentsOfFile: directory + "/routes.json")
         let sessions = SearchSessions(engine: SearchEngine(catalog: catalog), store: InMemorySessionStore())
-        return VisualSearchService(sessions: sessions, router: Router(table: table))
+        return VisualSearchService(
+            sessions: sessions, router: Router(table: table), writeGuard: WriteGuard(token: writeToken))
     }
 }

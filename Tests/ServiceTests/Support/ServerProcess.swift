@@ -10,16 +10,18 @@ final class ServerProcess: @unchecked Sendable {
     let port: Int
     private let output = CollectedLines()
 
-    /// Starts `vi-continue serve --port 0 --unix-socket none ARGUMENTS` and waits until it listens.
+    /// Starts `vi-continue serve --port 0 ARGUMENTS` and waits until it listens.
     ///
     /// - Parameters:
-    ///   - arguments: More `serve` options; `--store memory` unless a `--store` is given.
+    ///   - arguments: More `serve` options; `--store memory` unless a `--store` is given,
+    ///     `--unix-socket none` unless a `--unix-socket` is.
     ///   - environment: Variables added to the test's own environment (`VI_CONTINUE_*`).
     ///   - softOpenFileLimit: Starts the server with this soft RLIMIT_NOFILE (through `sh -c
     ///     'ulimit -Sn N; exec ...'`, so the process is still the server itself).
     init(_ arguments: [String] = [], environment: [String: String] = [:], softOpenFileLimit: Int? = nil) throws {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        var all = ["serve", "--port", "0", "--unix-socket", "none"]
+        var all = ["serve", "--port", "0"]
+        if !arguments.contains("--unix-socket") { all += ["--unix-socket", "none"] }
         if !arguments.contains("--store") { all += ["--store", "memory"] }
         all += arguments
         if let softOpenFileLimit {
@@ -54,9 +56,9 @@ final class ServerProcess: @unchecked Sendable {
         }
         _ = output.started.wait(timeout: .now() + 30)
         let text = output.all.first { $0.contains("serving on") } ?? ""
-        guard let range = text.range(of: "127.0.0.1:"),
-            let port = Int(text[range.upperBound...].prefix(while: \.isNumber))
-        else {
+        // "serving on HOST:PORT[ and unix:PATH]": the port follows the first address's last colon.
+        let address = text.range(of: "serving on ").map { text[$0.upperBound...].prefix { $0 != " " } } ?? ""
+        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else {
             process.terminate()
             throw PythonPeer.PeerError(message: "serve did not start: \(output.all.joined(separator: "\n"))")
         }
