@@ -1492,6 +1492,96 @@ void   vicontinue__v1__catalog_update_response__free_unpacked
   assert(message->base.descriptor == &vicontinue__v1__catalog_update_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   vicontinue__v1__catalog_info_request__init
+                     (Vicontinue__V1__CatalogInfoRequest         *message)
+{
+  static const Vicontinue__V1__CatalogInfoRequest init_value = VICONTINUE__V1__CATALOG_INFO_REQUEST__INIT;
+  *message = init_value;
+}
+size_t vicontinue__v1__catalog_info_request__get_packed_size
+                     (const Vicontinue__V1__CatalogInfoRequest *message)
+{
+  assert(message->base.descriptor == &vicontinue__v1__catalog_info_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t vicontinue__v1__catalog_info_request__pack
+                     (const Vicontinue__V1__CatalogInfoRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &vicontinue__v1__catalog_info_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t vicontinue__v1__catalog_info_request__pack_to_buffer
+                     (const Vicontinue__V1__CatalogInfoRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &vicontinue__v1__catalog_info_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Vicontinue__V1__CatalogInfoRequest *
+       vicontinue__v1__catalog_info_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Vicontinue__V1__CatalogInfoRequest *)
+     protobuf_c_message_unpack (&vicontinue__v1__catalog_info_request__descriptor,
+                                allocator, len, data);
+}
+void   vicontinue__v1__catalog_info_request__free_unpacked
+                     (Vicontinue__V1__CatalogInfoRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &vicontinue__v1__catalog_info_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   vicontinue__v1__catalog_info_response__init
+                     (Vicontinue__V1__CatalogInfoResponse         *message)
+{
+  static const Vicontinue__V1__CatalogInfoResponse init_value = VICONTINUE__V1__CATALOG_INFO_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t vicontinue__v1__catalog_info_response__get_packed_size
+                     (const Vicontinue__V1__CatalogInfoResponse *message)
+{
+  assert(message->base.descriptor == &vicontinue__v1__catalog_info_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t vicontinue__v1__catalog_info_response__pack
+                     (const Vicontinue__V1__CatalogInfoResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &vicontinue__v1__catalog_info_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t vicontinue__v1__catalog_info_response__pack_to_buffer
+                     (const Vicontinue__V1__CatalogInfoResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &vicontinue__v1__catalog_info_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Vicontinue__V1__CatalogInfoResponse *
+       vicontinue__v1__catalog_info_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Vicontinue__V1__CatalogInfoResponse *)
+     protobuf_c_message_unpack (&vicontinue__v1__catalog_info_response__descriptor,
+                                allocator, len, data);
+}
+void   vicontinue__v1__catalog_info_response__free_unpacked
+                     (Vicontinue__V1__CatalogInfoResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &vicontinue__v1__catalog_info_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   vicontinue__v1__entity_error__init
                      (Vicontinue__V1__EntityError         *message)
 {
@@ -4078,6 +4168,101 @@ const ProtobufCMessageDescriptor vicontinue__v1__catalog_update_response__descri
   (ProtobufCMessageInit) vicontinue__v1__catalog_update_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+#define vicontinue__v1__catalog_info_request__field_descriptors NULL
+#define vicontinue__v1__catalog_info_request__field_indices_by_name NULL
+#define vicontinue__v1__catalog_info_request__number_ranges NULL
+const ProtobufCMessageDescriptor vicontinue__v1__catalog_info_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "vicontinue.v1.CatalogInfoRequest",
+  "CatalogInfoRequest",
+  "Vicontinue__V1__CatalogInfoRequest",
+  "vicontinue.v1",
+  sizeof(Vicontinue__V1__CatalogInfoRequest),
+  0,
+  vicontinue__v1__catalog_info_request__field_descriptors,
+  vicontinue__v1__catalog_info_request__field_indices_by_name,
+  0,  vicontinue__v1__catalog_info_request__number_ranges,
+  (ProtobufCMessageInit) vicontinue__v1__catalog_info_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor vicontinue__v1__catalog_info_response__field_descriptors[4] =
+{
+  {
+    "catalog_version",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__CatalogInfoResponse, catalog_version),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "entity_count",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__CatalogInfoResponse, entity_count),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "digest",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__CatalogInfoResponse, digest),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "caught_up",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__CatalogInfoResponse, caught_up),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned vicontinue__v1__catalog_info_response__field_indices_by_name[] = {
+  0,   /* field[0] = catalog_version */
+  3,   /* field[3] = caught_up */
+  2,   /* field[2] = digest */
+  1,   /* field[1] = entity_count */
+};
+static const ProtobufCIntRange vicontinue__v1__catalog_info_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor vicontinue__v1__catalog_info_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "vicontinue.v1.CatalogInfoResponse",
+  "CatalogInfoResponse",
+  "Vicontinue__V1__CatalogInfoResponse",
+  "vicontinue.v1",
+  sizeof(Vicontinue__V1__CatalogInfoResponse),
+  4,
+  vicontinue__v1__catalog_info_response__field_descriptors,
+  vicontinue__v1__catalog_info_response__field_indices_by_name,
+  1,  vicontinue__v1__catalog_info_response__number_ranges,
+  (ProtobufCMessageInit) vicontinue__v1__catalog_info_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor vicontinue__v1__entity_error__field_descriptors[3] =
 {
   {
@@ -4376,7 +4561,7 @@ const ProtobufCEnumDescriptor vicontinue__v1__param_kind__descriptor =
   vicontinue__v1__param_kind__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor vicontinue__v1__visual_search__method_descriptors[8] =
+static const ProtobufCMethodDescriptor vicontinue__v1__visual_search__method_descriptors[9] =
 {
   { "Query", &vicontinue__v1__query_request__descriptor, &vicontinue__v1__query_response__descriptor },
   { "StreamQuery", &vicontinue__v1__query_request__descriptor, &vicontinue__v1__query_result__descriptor },
@@ -4386,9 +4571,11 @@ static const ProtobufCMethodDescriptor vicontinue__v1__visual_search__method_des
   { "Link", &vicontinue__v1__link_request__descriptor, &vicontinue__v1__link_response__descriptor },
   { "UpsertEntities", &vicontinue__v1__upsert_entities_request__descriptor, &vicontinue__v1__catalog_update_response__descriptor },
   { "DeleteEntities", &vicontinue__v1__delete_entities_request__descriptor, &vicontinue__v1__catalog_update_response__descriptor },
+  { "CatalogInfo", &vicontinue__v1__catalog_info_request__descriptor, &vicontinue__v1__catalog_info_response__descriptor },
 };
 const unsigned vicontinue__v1__visual_search__method_indices_by_name[] = {
   2,        /* Capture */
+  8,        /* CatalogInfo */
   7,        /* DeleteEntities */
   5,        /* Link */
   0,        /* Query */
@@ -4404,7 +4591,7 @@ const ProtobufCServiceDescriptor vicontinue__v1__visual_search__descriptor =
   "VisualSearch",
   "Vicontinue__V1__VisualSearch",
   "vicontinue.v1",
-  8,
+  9,
   vicontinue__v1__visual_search__method_descriptors,
   vicontinue__v1__visual_search__method_indices_by_name
 };
@@ -4471,6 +4658,14 @@ void vicontinue__v1__visual_search__delete_entities(ProtobufCService *service,
 {
   assert(service->descriptor == &vicontinue__v1__visual_search__descriptor);
   service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void vicontinue__v1__visual_search__catalog_info(ProtobufCService *service,
+                                                 const Vicontinue__V1__CatalogInfoRequest *input,
+                                                 Vicontinue__V1__CatalogInfoResponse_Closure closure,
+                                                 void *closure_data)
+{
+  assert(service->descriptor == &vicontinue__v1__visual_search__descriptor);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void vicontinue__v1__visual_search__init (Vicontinue__V1__VisualSearch_Service *service,
                                           Vicontinue__V1__VisualSearch_ServiceDestroy destroy)

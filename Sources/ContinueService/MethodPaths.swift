@@ -10,6 +10,7 @@ public enum MethodPaths {
         public static let link = "/vicontinue.v1.VisualSearch/Link"
         public static let upsertEntities = "/vicontinue.v1.VisualSearch/UpsertEntities"
         public static let deleteEntities = "/vicontinue.v1.VisualSearch/DeleteEntities"
+        public static let catalogInfo = "/vicontinue.v1.VisualSearch/CatalogInfo"
     }
 
     /// `grpc.health.v1.Health`.

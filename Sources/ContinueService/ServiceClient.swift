@@ -77,6 +77,12 @@ public struct ServiceClient: Sendable {
         try await unary(MethodPaths.VisualSearch.deleteEntities, request, options)
     }
 
+    public func catalogInfo(
+        _ request: CatalogInfoRequest = .init(), options: CallOptions = .init()
+    ) async throws -> CatalogInfoResponse {
+        try await unary(MethodPaths.VisualSearch.catalogInfo, request, options)
+    }
+
     public func checkHealth(
         _ request: Health.CheckRequest = .init(), options: CallOptions = .init()
     ) async throws -> Health.CheckResponse {

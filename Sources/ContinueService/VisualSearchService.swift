@@ -29,6 +29,8 @@ public struct VisualSearchService: Sendable {
     private let catalogWrites = BlockingLane(label: "vi-continue.catalog-writes")
     /// Who may call UpsertEntities and DeleteEntities.
     public let writeGuard: WriteGuard
+    /// Where catalog writes go: the engine, or a replica of a catalog shared between instances.
+    public let catalogWriter: any CatalogWriter
 
     /// The default for `queryCacheEntries`: about a megabyte of sheet answers at most.
     public static let defaultQueryCacheEntries = 512
@@ -42,14 +44,16 @@ public struct VisualSearchService: Sendable {
     ///     this at most; see ``QueryResponseCache``); 0 answers every call afresh.
     ///   - writeGuard: Who may change the catalog; by default local callers only (Unix socket,
     ///     in-process).
+    ///   - catalogWriter: Where catalog writes go; by default the sessions' engine.
     public init(
         sessions: SearchSessions, router: DeepLinkRouter.Router,
         queryCacheEntries: Int = VisualSearchService.defaultQueryCacheEntries,
-        writeGuard: WriteGuard = WriteGuard(token: nil)
+        writeGuard: WriteGuard = WriteGuard(token: nil), catalogWriter: (any CatalogWriter)? = nil
     ) {
         self.sessions = sessions
         self.router = router
         self.writeGuard = writeGuard
+        self.catalogWriter = catalogWriter ?? sessions.engine
         linker = Self.linker(for: router)
         queryCache = QueryResponseCache(capacity: queryCacheEntries)
     }
@@ -107,8 +111,8 @@ public struct VisualSearchService: Sendable {
                 let entities = request.entities.map(SearchSession.Entity.init)
                 return CatalogUpdateResponse(
                     try await mappingErrors { () async throws(SearchError) in
-                        try await catalogWrites.run { [engine = sessions.engine] () throws(SearchError) in
-                            try engine.upsert(entities)
+                        try await catalogWrites.run { [catalogWriter] () throws(SearchError) in
+                            try catalogWriter.upsert(entities)
                         }
                     })
             },
@@ -117,10 +121,19 @@ public struct VisualSearchService: Sendable {
                 let refs = request.entities.map { SearchSession.EntityRef(type: $0.type, id: $0.id) }
                 return CatalogUpdateResponse(
                     try await mappingErrors { () async throws(SearchError) in
-                        try await catalogWrites.run { [engine = sessions.engine] () throws(SearchError) in
-                            try engine.delete(refs)
+                        try await catalogWrites.run { [catalogWriter] () throws(SearchError) in
+                            try catalogWriter.delete(refs)
                         }
                     })
+            },
+            .unary(Paths.catalogInfo) { (_: CatalogInfoRequest, _) -> CatalogInfoResponse in
+                // A pass over the whole catalog: on the write lane, never on a search thread.
+                try await catalogWrites.run { [engine = sessions.engine, catalogWriter] in
+                    let snapshot = engine.snapshot
+                    return CatalogInfoResponse(
+                        catalogVersion: snapshot.version, entityCount: UInt64(snapshot.count),
+                        digest: snapshot.digest, caughtUp: catalogWriter.isCaughtUp)
+                }
             },
         ]
     }

@@ -194,17 +194,25 @@ public final class SearchEngine: Sendable {
     ///   (nothing is applied); ``SearchError/Code/storage`` when the log cannot take the batch.
     @discardableResult
     public func upsert(_ batch: [Entity]) throws(SearchError) -> CatalogUpdate {
-        try update { old throws(SearchError) in
-            var dimensions = [String: Int]()
-            for entity in batch {
-                for print in entity.prints where dimensions[print.model] == nil {
-                    if let known = old.dimension(ofModel: print.model) { dimensions[print.model] = known }
-                }
+        try update { old throws(SearchError) in try Self.upsertChange(batch, on: old) }
+    }
+
+    /// The change an upsert of `batch` makes to `snapshot`: its accepted entities, or `nil` for
+    /// an empty batch.
+    ///
+    /// - Throws: ``SearchError/Code/invalidArgument`` naming every bad entity.
+    static func upsertChange(
+        _ batch: [Entity], on snapshot: CatalogSnapshot
+    ) throws(SearchError) -> (CatalogChange?, [CatalogUpdate.EntityError]) {
+        var dimensions = [String: Int]()
+        for entity in batch {
+            for print in entity.prints where dimensions[print.model] == nil {
+                if let known = snapshot.dimension(ofModel: print.model) { dimensions[print.model] = known }
             }
-            let (accepted, errors) = Self.accept(batch, dimensions: dimensions)
-            if !errors.isEmpty { throw Self.rejection(errors, batchSize: batch.count) }
-            return (accepted.isEmpty ? nil : .upsert(accepted), [])
         }
+        let (accepted, errors) = Self.accept(batch, dimensions: dimensions)
+        if !errors.isEmpty { throw Self.rejection(errors, batchSize: batch.count) }
+        return (accepted.isEmpty ? nil : .upsert(accepted), [])
     }
 
     /// Removes entities, as one batch; references not in the catalog are reported and skipped.
@@ -214,22 +222,69 @@ public final class SearchEngine: Sendable {
     ///   is removed); ``SearchError/Code/storage`` when the log cannot take the batch.
     @discardableResult
     public func delete(_ refs: [EntityRef]) throws(SearchError) -> CatalogUpdate {
+        try update { old throws(SearchError) in try Self.deleteChange(refs, on: old) }
+    }
+
+    /// The change a delete of `refs` makes to `snapshot`, and the references it does not hold.
+    ///
+    /// - Throws: ``SearchError/Code/invalidArgument`` for a reference without type or id.
+    static func deleteChange(
+        _ refs: [EntityRef], on snapshot: CatalogSnapshot
+    ) throws(SearchError) -> (CatalogChange?, [CatalogUpdate.EntityError]) {
         if let bad = refs.firstIndex(where: { $0.type.isEmpty || $0.id.isEmpty }) {
             throw .invalid("entity \(bad) of the batch needs a type and an id; nothing was removed")
         }
-        return try update { old throws(SearchError) in
-            var remove = [EntityRef]()
-            var seen = Set<EntityRef>()
-            var errors = [CatalogUpdate.EntityError]()
-            for (i, r) in refs.enumerated() {
-                if old.doc(of: r) == nil || !seen.insert(r).inserted {
-                    errors.append(.init(index: i, entity: r, message: "no entity \(r) in the catalog"))
-                } else {
-                    remove.append(r)
+        var remove = [EntityRef]()
+        var seen = Set<EntityRef>()
+        var errors = [CatalogUpdate.EntityError]()
+        for (i, r) in refs.enumerated() {
+            if snapshot.doc(of: r) == nil || !seen.insert(r).inserted {
+                errors.append(.init(index: i, entity: r, message: "no entity \(r) in the catalog"))
+            } else {
+                remove.append(r)
+            }
+        }
+        return (remove.isEmpty ? nil : .delete(remove), errors)
+    }
+
+    /// Applies changes another writer made durable elsewhere (a shared log every instance
+    /// follows), in their log order, each as the version its position gives; an engine with a
+    /// log of its own never takes them.
+    ///
+    /// Segments are merged right after each change, as the policy says, not in the background:
+    /// so every instance that applied the same changes to the same file has the same segments
+    /// and the same generations, and a page token handed out by one pages on another. (An
+    /// instance that caught up from the folded state has its own; its tokens elsewhere ask to
+    /// start again from page 1.)
+    ///
+    /// - Returns: How many entities each change inserted, replaced or removed.
+    func applyFollowed(_ changes: [(version: UInt64, change: CatalogChange)]) -> [Int] {
+        precondition(log == nil, "an engine with its own log does not follow another")
+        let store = index.map { index in { (segment: Segment) in (try? index.store(segment)) ?? segment } }
+        var counts = [Int]()
+        var merged = false
+        updateLock.withLock { _ in
+            for (version, change) in changes {
+                let old = snapshot
+                install { generation in
+                    let (next, count) = old.applying(change, version: version, generation: generation)
+                    counts.append(count)
+                    return next
+                }
+                while let run = mergePolicy.segmentsToMerge(in: snapshot) {
+                    let before = snapshot
+                    let merge = SegmentMerge(run, of: before, store: store)
+                    install { generation in merge.install(into: before, generation: generation) }
+                    if snapshot === before { break }
+                    merged = true
                 }
             }
-            return (remove.isEmpty ? nil : .delete(remove), errors)
         }
+        if merged {
+            releaseFreeMemory()
+            mergeLane.enqueue { [self] in prepareCurrentDerived() }
+        }
+        return counts
     }
 
     /// Replaces the whole catalog, e.g. after the catalog file was reloaded; with a log, the file

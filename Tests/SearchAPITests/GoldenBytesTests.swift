@@ -128,6 +128,10 @@ import Testing
             ]),
         // (empty)
         Golden(message: Interop.Empty(), bytes: []),
+        // catalog_version: 7 entity_count: 300 digest: "00ff" caught_up: true
+        Golden(
+            message: CatalogInfoResponse(catalogVersion: 7, entityCount: 300, digest: "00ff", caughtUp: true),
+            bytes: [0x08, 0x07, 0x10, 0xac, 0x02, 0x1a, 0x04, 0x30, 0x30, 0x66, 0x66, 0x20, 0x01]),
     ]
 
     @Test("Encoding matches protoc", arguments: goldens)

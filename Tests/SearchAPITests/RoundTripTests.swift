@@ -153,6 +153,9 @@ import Testing
                 applied: 3, catalogVersion: .max,
                 errors: [EntityError(index: 1, entity: entityRef, message: "title is empty"), EntityError()])),
         Sample(EntityError(index: .max, entity: entityRef, message: "ü")),
+        Sample(CatalogInfoRequest()),
+        Sample(
+            CatalogInfoResponse(catalogVersion: .max, entityCount: 100_000, digest: "00ff13a2c4e5b6d7", caughtUp: true)),
     ]
 
     // MARK: Interop and health
@@ -196,7 +199,7 @@ import Testing
     @Test func everyGeneratedMessageTypeHasASample() {
         let sampled = Set(Self.samples.map { type(of: $0.message).protoName })
         let all = Set(GeneratedMessages.all.map { $0.protoName })
-        #expect(all.count == 45)
+        #expect(all.count == 47)
         #expect(all.subtracting(sampled).sorted() == [])
     }
 
@@ -248,7 +251,7 @@ extension String {
         EntityRef.self, QueryResult.self, CaptureRequest.self, SearchRequest.self, AttributeFilter.self,
         FilterExpression.self, Sort.self, SearchState.self, Facet.self, ResolveRequest.self, Destination.self,
         LinkRequest.self, LinkResponse.self, Entity.self, UpsertEntitiesRequest.self, DeleteEntitiesRequest.self,
-        CatalogUpdateResponse.self,
+        CatalogUpdateResponse.self, CatalogInfoRequest.self, CatalogInfoResponse.self,
     ]
 
     /// protobuf-c's reading of a message with nothing but an unknown field (1000, varint 0)

@@ -180,6 +180,43 @@ import WireProtocol
     }
 }
 
+/// CatalogInfo: which catalog an instance serves.
+@Suite struct CatalogInfoTests {
+    @Test("the digest follows the catalog's content, not the order its writes were indexed in")
+    func digestFollowsContent() async throws {
+        let first = try DemoService.make()
+        let second = try DemoService.make()
+        let entities = (0..<3).map { i in
+            SearchAPI.Entity(type: "album", id: "info-\(i)", title: "Info \(i)", category: "Music/Jazz")
+        }
+        try await withTestServer(methods: first.methods) { addresses in
+            let client = ServiceClient(
+                target: .tcp(host: "127.0.0.1", port: addresses.tcpPort!), metadata: DemoService.writerMetadata)
+            let before = try await client.catalogInfo()
+            #expect(before.caughtUp && before.digest.count == 16 && before.entityCount > 100)
+            // One batch on this instance, one entity at a time (three segments) on the other.
+            let update = try await client.upsertEntities(UpsertEntitiesRequest(entities: entities))
+            let after = try await client.catalogInfo()
+            #expect(after.catalogVersion == update.catalogVersion)
+            #expect(after.entityCount == before.entityCount + 3)
+            #expect(after.digest != before.digest)
+            try await withTestServer(methods: second.methods) { other in
+                let otherClient = ServiceClient(
+                    target: .tcp(host: "127.0.0.1", port: other.tcpPort!), metadata: DemoService.writerMetadata)
+                for entity in entities {
+                    _ = try await otherClient.upsertEntities(UpsertEntitiesRequest(entities: [entity]))
+                }
+                #expect(try await otherClient.catalogInfo().digest == after.digest)
+                _ = try await otherClient.deleteEntities(
+                    DeleteEntitiesRequest(entities: [EntityRef(type: "album", id: "info-0")]))
+                #expect(try await otherClient.catalogInfo().digest != after.digest)
+                await otherClient.close()
+            }
+            await client.close()
+        }
+    }
+}
+
 /// A stock grpcio client of VisualSearch, stubs generated from our proto at test time.
 @Suite struct GrpcioVisualSearchTests {
     @Test("grpcio queries, captures, pages, caps facets and resolves against our server")

@@ -48,6 +48,8 @@ typedef struct Vicontinue__V1__LocalizedText Vicontinue__V1__LocalizedText;
 typedef struct Vicontinue__V1__UpsertEntitiesRequest Vicontinue__V1__UpsertEntitiesRequest;
 typedef struct Vicontinue__V1__DeleteEntitiesRequest Vicontinue__V1__DeleteEntitiesRequest;
 typedef struct Vicontinue__V1__CatalogUpdateResponse Vicontinue__V1__CatalogUpdateResponse;
+typedef struct Vicontinue__V1__CatalogInfoRequest Vicontinue__V1__CatalogInfoRequest;
+typedef struct Vicontinue__V1__CatalogInfoResponse Vicontinue__V1__CatalogInfoResponse;
 typedef struct Vicontinue__V1__EntityError Vicontinue__V1__EntityError;
 
 
@@ -1280,6 +1282,48 @@ struct  Vicontinue__V1__CatalogUpdateResponse
 
 
 /*
+ * Asks which catalog an instance serves.
+ */
+struct  Vicontinue__V1__CatalogInfoRequest
+{
+  ProtobufCMessage base;
+};
+#define VICONTINUE__V1__CATALOG_INFO_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__catalog_info_request__descriptor) \
+     }
+
+
+/*
+ * The catalog an instance serves.
+ */
+struct  Vicontinue__V1__CatalogInfoResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The version new calls see: the position in the catalog's write log (shared, with a Redis
+   * store), so equal versions mean equal catalogs.
+   */
+  uint64_t catalog_version;
+  /*
+   * How many entities the catalog holds.
+   */
+  uint64_t entity_count;
+  /*
+   * 16 hex digits summarising every entity, whole: equal on instances with equal catalogs,
+   * whatever order the writes were indexed in.
+   */
+  char *digest;
+  /*
+   * Whether this instance is caught up with the shared write log (always true without one).
+   */
+  protobuf_c_boolean caught_up;
+};
+#define VICONTINUE__V1__CATALOG_INFO_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__catalog_info_response__descriptor) \
+    , 0, 0, (char *)protobuf_c_empty_string, 0 }
+
+
+/*
  * Why one entity of a batch was rejected.
  */
 struct  Vicontinue__V1__EntityError
@@ -1930,6 +1974,44 @@ Vicontinue__V1__CatalogUpdateResponse *
 void   vicontinue__v1__catalog_update_response__free_unpacked
                      (Vicontinue__V1__CatalogUpdateResponse *message,
                       ProtobufCAllocator *allocator);
+/* Vicontinue__V1__CatalogInfoRequest methods */
+void   vicontinue__v1__catalog_info_request__init
+                     (Vicontinue__V1__CatalogInfoRequest         *message);
+size_t vicontinue__v1__catalog_info_request__get_packed_size
+                     (const Vicontinue__V1__CatalogInfoRequest   *message);
+size_t vicontinue__v1__catalog_info_request__pack
+                     (const Vicontinue__V1__CatalogInfoRequest   *message,
+                      uint8_t             *out);
+size_t vicontinue__v1__catalog_info_request__pack_to_buffer
+                     (const Vicontinue__V1__CatalogInfoRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Vicontinue__V1__CatalogInfoRequest *
+       vicontinue__v1__catalog_info_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   vicontinue__v1__catalog_info_request__free_unpacked
+                     (Vicontinue__V1__CatalogInfoRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Vicontinue__V1__CatalogInfoResponse methods */
+void   vicontinue__v1__catalog_info_response__init
+                     (Vicontinue__V1__CatalogInfoResponse         *message);
+size_t vicontinue__v1__catalog_info_response__get_packed_size
+                     (const Vicontinue__V1__CatalogInfoResponse   *message);
+size_t vicontinue__v1__catalog_info_response__pack
+                     (const Vicontinue__V1__CatalogInfoResponse   *message,
+                      uint8_t             *out);
+size_t vicontinue__v1__catalog_info_response__pack_to_buffer
+                     (const Vicontinue__V1__CatalogInfoResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Vicontinue__V1__CatalogInfoResponse *
+       vicontinue__v1__catalog_info_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   vicontinue__v1__catalog_info_response__free_unpacked
+                     (Vicontinue__V1__CatalogInfoResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Vicontinue__V1__EntityError methods */
 void   vicontinue__v1__entity_error__init
                      (Vicontinue__V1__EntityError         *message);
@@ -2050,6 +2132,12 @@ typedef void (*Vicontinue__V1__DeleteEntitiesRequest_Closure)
 typedef void (*Vicontinue__V1__CatalogUpdateResponse_Closure)
                  (const Vicontinue__V1__CatalogUpdateResponse *message,
                   void *closure_data);
+typedef void (*Vicontinue__V1__CatalogInfoRequest_Closure)
+                 (const Vicontinue__V1__CatalogInfoRequest *message,
+                  void *closure_data);
+typedef void (*Vicontinue__V1__CatalogInfoResponse_Closure)
+                 (const Vicontinue__V1__CatalogInfoResponse *message,
+                  void *closure_data);
 typedef void (*Vicontinue__V1__EntityError_Closure)
                  (const Vicontinue__V1__EntityError *message,
                   void *closure_data);
@@ -2092,6 +2180,10 @@ struct Vicontinue__V1__VisualSearch_Service
                           const Vicontinue__V1__DeleteEntitiesRequest *input,
                           Vicontinue__V1__CatalogUpdateResponse_Closure closure,
                           void *closure_data);
+  void (*catalog_info)(Vicontinue__V1__VisualSearch_Service *service,
+                       const Vicontinue__V1__CatalogInfoRequest *input,
+                       Vicontinue__V1__CatalogInfoResponse_Closure closure,
+                       void *closure_data);
 };
 typedef void (*Vicontinue__V1__VisualSearch_ServiceDestroy)(Vicontinue__V1__VisualSearch_Service *);
 void vicontinue__v1__visual_search__init (Vicontinue__V1__VisualSearch_Service *service,
@@ -2107,7 +2199,8 @@ void vicontinue__v1__visual_search__init (Vicontinue__V1__VisualSearch_Service *
       function_prefix__ ## resolve,\
       function_prefix__ ## link,\
       function_prefix__ ## upsert_entities,\
-      function_prefix__ ## delete_entities  }
+      function_prefix__ ## delete_entities,\
+      function_prefix__ ## catalog_info  }
 void vicontinue__v1__visual_search__query(ProtobufCService *service,
                                           const Vicontinue__V1__QueryRequest *input,
                                           Vicontinue__V1__QueryResponse_Closure closure,
@@ -2140,6 +2233,10 @@ void vicontinue__v1__visual_search__delete_entities(ProtobufCService *service,
                                                     const Vicontinue__V1__DeleteEntitiesRequest *input,
                                                     Vicontinue__V1__CatalogUpdateResponse_Closure closure,
                                                     void *closure_data);
+void vicontinue__v1__visual_search__catalog_info(ProtobufCService *service,
+                                                 const Vicontinue__V1__CatalogInfoRequest *input,
+                                                 Vicontinue__V1__CatalogInfoResponse_Closure closure,
+                                                 void *closure_data);
 
 /* --- descriptors --- */
 
@@ -2183,6 +2280,8 @@ extern const ProtobufCMessageDescriptor vicontinue__v1__localized_text__descript
 extern const ProtobufCMessageDescriptor vicontinue__v1__upsert_entities_request__descriptor;
 extern const ProtobufCMessageDescriptor vicontinue__v1__delete_entities_request__descriptor;
 extern const ProtobufCMessageDescriptor vicontinue__v1__catalog_update_response__descriptor;
+extern const ProtobufCMessageDescriptor vicontinue__v1__catalog_info_request__descriptor;
+extern const ProtobufCMessageDescriptor vicontinue__v1__catalog_info_response__descriptor;
 extern const ProtobufCMessageDescriptor vicontinue__v1__entity_error__descriptor;
 extern const ProtobufCServiceDescriptor vicontinue__v1__visual_search__descriptor;
 

@@ -39,6 +39,8 @@ package enum GeneratedMessages {
             UpsertEntitiesRequest.self,
             DeleteEntitiesRequest.self,
             CatalogUpdateResponse.self,
+            CatalogInfoRequest.self,
+            CatalogInfoResponse.self,
             EntityError.self,
             Interop.Empty.self,
             Interop.BoolValue.self,

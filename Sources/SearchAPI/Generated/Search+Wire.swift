@@ -2769,6 +2769,149 @@ extension CatalogUpdateResponse: CMessageBridge {
     }
 }
 
+extension CatalogInfoRequest: ProtoMessage {
+    /// The fully qualified proto name, `vicontinue.v1.CatalogInfoRequest`.
+    public static var protoName: String { "vicontinue.v1.CatalogInfoRequest" }
+
+    /// Validates and decodes the protobuf wire format.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` when the bytes are malformed, nest deeper than
+    ///   `maximumNestingDepth`, or hold a string that is not NUL-free UTF-8.
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        self = try decodeMessage(Self.self, from: bytes)
+    }
+
+    /// Checks serialized bytes the way `init(serializedBytes:)` does, without decoding them.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` for the first problem found.
+    public static func validate(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        try validateMessage(Self.self, bytes)
+    }
+
+    /// The protobuf wire format of this message.
+    public func serializedBytes() -> [UInt8] {
+        encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
+}
+
+extension CatalogInfoRequest: CMessageBridge {
+    typealias CMessage = Vicontinue__V1__CatalogInfoRequest
+
+    nonisolated(unsafe) static let cDescriptor = cMessageDescriptor(vicontinue__v1__catalog_info_request__init)
+
+    static func cInitialize(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__catalog_info_request__init(message)
+    }
+
+    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {
+        vicontinue__v1__catalog_info_request__unpack(nil, count, bytes)
+    }
+
+    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__catalog_info_request__free_unpacked(message, nil)
+    }
+
+    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+        vicontinue__v1__catalog_info_request__get_packed_size(message)
+    }
+
+    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        vicontinue__v1__catalog_info_request__pack(message, out)
+    }
+
+    init(cMessage message: UnsafePointer<CMessage>) {
+        self.init()
+    }
+
+    func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
+        _ = message
+    }
+}
+
+extension CatalogInfoResponse: ProtoMessage {
+    /// The fully qualified proto name, `vicontinue.v1.CatalogInfoResponse`.
+    public static var protoName: String { "vicontinue.v1.CatalogInfoResponse" }
+
+    /// Validates and decodes the protobuf wire format.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` when the bytes are malformed, nest deeper than
+    ///   `maximumNestingDepth`, or hold a string that is not NUL-free UTF-8.
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        self = try decodeMessage(Self.self, from: bytes)
+    }
+
+    /// Checks serialized bytes the way `init(serializedBytes:)` does, without decoding them.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` for the first problem found.
+    public static func validate(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        try validateMessage(Self.self, bytes)
+    }
+
+    /// The protobuf wire format of this message.
+    public func serializedBytes() -> [UInt8] {
+        encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
+}
+
+extension CatalogInfoResponse: CMessageBridge {
+    typealias CMessage = Vicontinue__V1__CatalogInfoResponse
+
+    nonisolated(unsafe) static let cDescriptor = cMessageDescriptor(vicontinue__v1__catalog_info_response__init)
+
+    static func cInitialize(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__catalog_info_response__init(message)
+    }
+
+    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {
+        vicontinue__v1__catalog_info_response__unpack(nil, count, bytes)
+    }
+
+    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__catalog_info_response__free_unpacked(message, nil)
+    }
+
+    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+        vicontinue__v1__catalog_info_response__get_packed_size(message)
+    }
+
+    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        vicontinue__v1__catalog_info_response__pack(message, out)
+    }
+
+    init(cMessage message: UnsafePointer<CMessage>) {
+        let c = message.pointee
+        self.init(
+            catalogVersion: c.catalog_version,
+            entityCount: c.entity_count,
+            digest: cString(c.digest),
+            caughtUp: c.caught_up != 0
+        )
+    }
+
+    func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
+        message.pointee.catalog_version = self.catalogVersion
+        message.pointee.entity_count = self.entityCount
+        if !self.digest.isEmpty {
+            message.pointee.digest = arena.cString(self.digest)
+        }
+        message.pointee.caught_up = self.caughtUp ? 1 : 0
+    }
+}
+
 extension EntityError: ProtoMessage {
     /// The fully qualified proto name, `vicontinue.v1.EntityError`.
     public static var protoName: String { "vicontinue.v1.EntityError" }

@@ -1420,6 +1420,45 @@ public struct CatalogUpdateResponse: Sendable, Hashable {
     }
 }
 
+/// Asks which catalog an instance serves.
+public struct CatalogInfoRequest: Sendable, Hashable {
+    /// Creates a `CatalogInfoRequest` with every field at its proto3 default.
+    public init() {}
+}
+
+/// The catalog an instance serves.
+public struct CatalogInfoResponse: Sendable, Hashable {
+    /// The version new calls see: the position in the catalog's write log (shared, with a Redis
+    /// store), so equal versions mean equal catalogs.
+    public var catalogVersion: UInt64 = 0
+
+    /// How many entities the catalog holds.
+    public var entityCount: UInt64 = 0
+
+    /// 16 hex digits summarising every entity, whole: equal on instances with equal catalogs,
+    /// whatever order the writes were indexed in.
+    public var digest: String = ""
+
+    /// Whether this instance is caught up with the shared write log (always true without one).
+    public var caughtUp: Bool = false
+
+    /// Creates a `CatalogInfoResponse` with every field at its proto3 default.
+    public init() {}
+
+    /// Creates a `CatalogInfoResponse`; omitted fields take their proto3 defaults.
+    public init(
+        catalogVersion: UInt64 = 0,
+        entityCount: UInt64 = 0,
+        digest: String = "",
+        caughtUp: Bool = false
+    ) {
+        self.catalogVersion = catalogVersion
+        self.entityCount = entityCount
+        self.digest = digest
+        self.caughtUp = caughtUp
+    }
+}
+
 /// Why one entity of a batch was rejected.
 public struct EntityError: Sendable, Hashable {
     /// The position of the entity in the request.

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import ContinueService
 import Dispatch
+import SearchAPI
 import SearchSession
 import WireProtocol
 
@@ -60,27 +61,42 @@ enum ServeCommand {
         raiseDescriptorLimit()
         SearchEngine.boundAllocatorRetention()
 
+        let health = HealthService()
         let setup: ServiceSetup
         do {
-            setup = try ServiceSetup.load(settings)
+            setup = try ServiceSetup.load(settings) { caughtUp in
+                // A load balancer sends no calls to an instance that lags the shared catalog.
+                health.setStatus(caughtUp ? .serving : .notServing)
+                writeError(
+                    caughtUp
+                        ? "vi-continue: caught up with the shared catalog: SERVING"
+                        : "vi-continue: behind the shared catalog: NOT_SERVING")
+            }
         } catch {
             writeError("error: \(error)")
             return ExitCode.usage
         }
+        if let replica = setup.replica, !replica.isCaughtUp { health.setStatus(.notServing) }
+        defer { setup.replica?.stop() }
         writeError("vi-continue: \(setup.description)")
         if writeToken == nil, !isLoopback(host) {
             writeError(
                 "vi-continue: warning: listening on \(host) with no --write-token-file: TCP clients can read, "
                     + "and catalog writes are refused over TCP (the Unix socket still takes them)")
         }
-        let reloader = CatalogReloader(
-            path: setup.catalogPath, engine: setup.sessions.engine,
-            pollInterval: reloadSeconds > 0 ? .milliseconds(Int(reloadSeconds * 1000)) : nil)
-        defer { reloader.cancel() }
-        let health = HealthService()
+        // A catalog shared through Redis changes through the shared log only: every instance
+        // must apply the same changes to the same baseline, so the file is read at start.
+        let reloader =
+            setup.replica != nil
+            ? nil
+            : CatalogReloader(
+                path: setup.catalogPath, engine: setup.sessions.engine,
+                pollInterval: reloadSeconds > 0 ? .milliseconds(Int(reloadSeconds * 1000)) : nil)
+        if setup.replica != nil { signal(SIGHUP, SIG_IGN) }
+        defer { reloader?.cancel() }
         let service = VisualSearchService(
             sessions: setup.sessions, router: setup.router, queryCacheEntries: queryCacheEntries,
-            writeGuard: WriteGuard(token: writeToken))
+            writeGuard: WriteGuard(token: writeToken), catalogWriter: setup.catalogWriter)
         let server = GRPCServer(configuration: configuration, methods: health.methods + service.methods)
         let signals = ShutdownSignals {
             health.stopWatching()

@@ -12,6 +12,11 @@ import SearchSession
 struct ServiceSetup {
     let sessions: SearchSessions
     let router: Router
+    /// With `--store redis://…`: this instance's copy of the catalog shared through Redis, which
+    /// takes the catalog writes; otherwise the engine takes them, logged in the state directory.
+    let replica: CatalogReplica?
+    /// Where catalog writes go.
+    var catalogWriter: any CatalogWriter { replica ?? sessions.engine }
     /// The catalog file, for reloads.
     let catalogPath: String
     /// How often `serve` deletes expired sessions.
@@ -23,7 +28,14 @@ struct ServiceSetup {
         var description: String
     }
 
-    static func load(_ settings: Settings, store storeChoice: String? = nil) throws -> ServiceSetup {
+    /// Loads everything.
+    ///
+    /// - Parameter onCatalogServingChange: With a Redis store, called when this instance starts or
+    ///   stops being caught up with the shared catalog (it is not, until it first is).
+    static func load(
+        _ settings: Settings, store storeChoice: String? = nil,
+        onCatalogServingChange: @escaping @Sendable (Bool) -> Void = { _ in }
+    ) throws -> ServiceSetup {
         let demo = DemoData.directory()
         guard let catalogPath = try settings.value(ServeOptions.catalog) ?? demo.map({ $0 + "/catalog.jsonl" }) else {
             throw Failure(description: "no --catalog given and the bundled demo (Examples/demo) was not found")
@@ -42,15 +54,21 @@ struct ServiceSetup {
 
         let choice = try storeChoice ?? settings.value(ServeOptions.store)
         let store = try makeStore(choice)
-        // `memory` keeps nothing across restarts, catalog writes included; every other store
-        // makes catalog writes durable in the state directory before they are acknowledged, and
-        // keeps the index there, so a restart maps it instead of parsing the catalog.
+        // `memory` keeps nothing across restarts, catalog writes included; Redis keeps them for
+        // every instance (each follows the shared log into an index of its own, in a temporary
+        // directory); the other stores make catalog writes durable in the state directory before
+        // they are acknowledged, and keep the index there, so a restart maps it instead of
+        // parsing the catalog.
         let log: CatalogLog?
         let index: IndexDirectory
         var writes = "catalog writes in memory"
         if choice == "memory" {
             log = nil
             index = IndexDirectory.temporary()
+        } else if let redis = store.redis {
+            log = nil
+            index = IndexDirectory.temporary()
+            writes = "catalog writes shared through Redis \(redis)"
         } else {
             let directory = try stateDirectory(settings)
             do {
@@ -88,21 +106,25 @@ struct ServiceSetup {
             + "version \(engine.snapshot.version)), routes \(routesPath), sessions \(store.1), \(writes)"
         let timeToLive = Duration.seconds(try settings.value(ServeOptions.sessionTimeToLive))
         let purgeInterval = Duration.seconds(try settings.value(ServeOptions.purgeInterval))
+        // The replica starts following the shared log now, behind this start.
+        let replica = store.redis.map {
+            CatalogReplica(engine: engine, address: $0, onServingChange: onCatalogServingChange)
+        }
         return ServiceSetup(
             sessions: SearchSessions(engine: engine, store: store.0, timeToLive: timeToLive), router: router,
-            catalogPath: catalogPath, purgeInterval: purgeInterval, description: summary)
+            replica: replica, catalogPath: catalogPath, purgeInterval: purgeInterval, description: summary)
 
-        func makeStore(_ choice: String) throws -> (any SessionStore, String) {
+        func makeStore(_ choice: String) throws -> (any SessionStore, String, redis: RedisAddress?) {
             if choice == "memory" {
                 let capacity = try settings.value(ServeOptions.maxSessions)
-                return (InMemorySessionStore(capacity: capacity), "in memory (at most \(capacity))")
+                return (InMemorySessionStore(capacity: capacity), "in memory (at most \(capacity))", nil)
             }
             if choice.hasPrefix("redis://") || choice.hasPrefix("redis+unix://") {
                 do {
                     // No connection yet: Redis may come up after us; until then Capture and
                     // Search answer UNAVAILABLE and Query works.
                     let address = try RedisAddress(parsing: choice)
-                    return (RedisSessionStore(address: address), "Redis \(address)")
+                    return (RedisSessionStore(address: address), "Redis \(address)", address)
                 } catch {
                     throw Failure(description: "--store: \(error.message)")
                 }
@@ -118,7 +140,7 @@ struct ServiceSetup {
                         "--store must be memory, sqlite, sqlite:PATH or redis://HOST:PORT[/DB] (got '\(choice)')")
             }
             do {
-                return (try SQLiteSessionStore(path: path), "SQLite \(path)")
+                return (try SQLiteSessionStore(path: path), "SQLite \(path)", nil)
             } catch {
                 throw Failure(description: "session store \(path): \(error.message)")
             }
