@@ -9,8 +9,12 @@ Usage:
       (or are cut off); after --before acknowledged captures it sends SIGKILL to PID (one
       instance) and goes on for --after more. Then every acknowledged session must still load,
       through NGINX and directly on the survivor, with the very page the capture returned.
+  cluster_client.py --tls-ca CA tls tls:HOST:PORT
+      Checks the proxy's TLS: a client verifying against CA gets SERVING; one trusting only the
+      system's CAs, and one in clear, get no answer.
 
-Targets are grpcio targets: HOST:PORT or unix:PATH. Prints one PASS/FAIL line per step and a
+Targets are grpcio targets: HOST:PORT or unix:PATH in clear, tls:HOST:PORT over TLS verified
+against --tls-ca (given before the command). Prints one PASS/FAIL line per step and a
 summary line "SUMMARY key=value ..."; exits 1 on any failure.
 """
 
@@ -24,8 +28,10 @@ import time
 import grpc
 
 import stubs
+from channels import open_channel
+import channels
 
-((pb, pb_grpc),) = stubs.load("search.proto")
+((pb, pb_grpc), (health_pb, health_pb_grpc)) = stubs.load("search.proto", "grpc/health/v1/health.proto")
 
 # Labels that the demo catalog matches in different ways, so sessions differ.
 DESCRIPTORS = [
@@ -75,7 +81,7 @@ class Retrying:
 
 
 def continue_everywhere(nginx, targets):
-    channels = {t: grpc.insecure_channel(t) for t in [nginx] + targets}
+    channels = {t: open_channel(t) for t in [nginx] + targets}
     stubs_by_target = {t: pb_grpc.VisualSearchStub(c) for t, c in channels.items()}
     front = stubs_by_target[nginx]
     checked = 0
@@ -122,7 +128,7 @@ def load_with_kill(nginx, kill_pid, survivor, workers, before, after):
     killed_at = [None]
 
     def worker(index):
-        with grpc.insecure_channel(nginx) as channel:
+        with open_channel(nginx) as channel:
             stub = pb_grpc.VisualSearchStub(channel)
             i = index
             while not stop.is_set():
@@ -170,7 +176,7 @@ def load_with_kill(nginx, kill_pid, survivor, workers, before, after):
     lost = []
     differing = []
     for target in [nginx, survivor]:
-        with grpc.insecure_channel(target) as channel:
+        with open_channel(target) as channel:
             stub = pb_grpc.VisualSearchStub(channel)
             for session_id, page in acknowledged.items():
                 try:
@@ -201,6 +207,35 @@ def load_with_kill(nginx, kill_pid, survivor, workers, before, after):
     return ok
 
 
+def tls_checks(front):
+    """The proxy speaks TLS only, with a certificate that verifies against the test CA (and not
+    against the system's CAs): a client that checks it gets an answer, the others none."""
+    host = front[len("tls:"):]
+
+    def health(channel):
+        try:
+            with channel:
+                status = health_pb_grpc.HealthStub(channel).Check(health_pb.HealthCheckRequest(), timeout=5).status
+                return health_pb.HealthCheckResponse.ServingStatus.Name(status)
+        except grpc.RpcError as error:
+            return error.code().name
+
+    # An instance reports SERVING once it has caught up with the shared catalog: wait for that,
+    # as a load balancer would.
+    deadline = time.monotonic() + 30
+    verified = health(open_channel(front))
+    while verified != "SERVING" and time.monotonic() < deadline:
+        time.sleep(0.05)
+        verified = health(open_channel(front))
+    system_roots = health(grpc.secure_channel(host, grpc.ssl_channel_credentials()))
+    clear = health(grpc.insecure_channel(host))
+    ok = verified == "SERVING" and system_roots != "SERVING" and clear != "SERVING"
+    print(
+        f"{'PASS' if ok else 'FAIL'} tls: verified against the test CA: {verified}; against the system CAs: "
+        f"{system_roots}; in clear: {clear}")
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -214,9 +249,15 @@ def main():
     load.add_argument("--workers", type=int, default=8)
     load.add_argument("--before", type=int, default=150)
     load.add_argument("--after", type=int, default=150)
+    tls = commands.add_parser("tls")
+    tls.add_argument("front")
+    parser.add_argument("--tls-ca", help="the CA certificate tls:HOST:PORT targets are verified against")
     args = parser.parse_args()
+    channels.ca_file = args.tls_ca
     if args.command == "continue":
         ok = continue_everywhere(args.nginx, args.targets)
+    elif args.command == "tls":
+        ok = tls_checks(args.front)
     else:
         ok = load_with_kill(args.nginx, args.kill, args.survivor, args.workers, args.before, args.after)
     sys.exit(0 if ok else 1)

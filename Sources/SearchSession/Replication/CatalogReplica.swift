@@ -187,9 +187,11 @@ public final class CatalogReplica: CatalogWriter, Sendable {
                     try catchUpIfTrimmed(link)
                     needsGapCheck = false
                 }
-                let applied = appliedPosition
+                let (applied, caughtUp) = state.withLock { ($0.applied, $0.caughtUp) }
+                // Until the first read finds the head, reads answer at once: an instance that
+                // is caught up says so without waiting out a block.
                 let reply = try link.pipeline([
-                    stream.readCommand(after: applied, count: Self.readBatch, block: Self.readBlock)
+                    stream.readCommand(after: applied, count: Self.readBatch, block: caughtUp ? Self.readBlock : nil)
                 ])[0]
                 let entries = try RedisCatalogStream.entries(read: reply)
                 if let first = entries.first, first.position != applied + 1 {

@@ -82,13 +82,11 @@ final class RedisCatalogStream: Sendable {
         return command
     }
 
-    /// The XREAD that waits up to `block` for entries after `position`.
-    func readCommand(after position: UInt64, count: Int, block: Duration) -> [[UInt8]] {
-        [
-            Array("XREAD".utf8), Array("COUNT".utf8), Array(String(count).utf8), Array("BLOCK".utf8),
-            Array(String(max(1, block.wholeMilliseconds)).utf8), Array("STREAMS".utf8), keys.stream,
-            Array("0-\(position)".utf8),
-        ]
+    /// The XREAD that waits up to `block` for entries after `position`; `nil` answers at once.
+    func readCommand(after position: UInt64, count: Int, block: Duration?) -> [[UInt8]] {
+        var command = [Array("XREAD".utf8), Array("COUNT".utf8), Array(String(count).utf8)]
+        if let block { command += [Array("BLOCK".utf8), Array(String(max(1, block.wholeMilliseconds)).utf8)] }
+        return command + [Array("STREAMS".utf8), keys.stream, Array("0-\(position)".utf8)]
     }
 
     /// The EVAL that reads the folded state.

@@ -62,6 +62,9 @@ enum ServeCommand {
         SearchEngine.boundAllocatorRetention()
 
         let health = HealthService()
+        // Not serving until loaded; with a shared catalog, until caught up with it (the replica
+        // says so, possibly before `load` returns).
+        health.setStatus(.notServing)
         let setup: ServiceSetup
         do {
             setup = try ServiceSetup.load(settings) { caughtUp in
@@ -76,7 +79,7 @@ enum ServeCommand {
             writeError("error: \(error)")
             return ExitCode.usage
         }
-        if let replica = setup.replica, !replica.isCaughtUp { health.setStatus(.notServing) }
+        if setup.replica == nil { health.setStatus(.serving) }
         defer { setup.replica?.stop() }
         writeError("vi-continue: \(setup.description)")
         if writeToken == nil, !isLoopback(host) {
