@@ -1492,6 +1492,276 @@ void   vicontinue__v1__catalog_update_response__free_unpacked
   assert(message->base.descriptor == &vicontinue__v1__catalog_update_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   vicontinue__v1__explain_route_request__init
+                     (Vicontinue__V1__ExplainRouteRequest         *message)
+{
+  static const Vicontinue__V1__ExplainRouteRequest init_value = VICONTINUE__V1__EXPLAIN_ROUTE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t vicontinue__v1__explain_route_request__get_packed_size
+                     (const Vicontinue__V1__ExplainRouteRequest *message)
+{
+  assert(message->base.descriptor == &vicontinue__v1__explain_route_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t vicontinue__v1__explain_route_request__pack
+                     (const Vicontinue__V1__ExplainRouteRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &vicontinue__v1__explain_route_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t vicontinue__v1__explain_route_request__pack_to_buffer
+                     (const Vicontinue__V1__ExplainRouteRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &vicontinue__v1__explain_route_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Vicontinue__V1__ExplainRouteRequest *
+       vicontinue__v1__explain_route_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Vicontinue__V1__ExplainRouteRequest *)
+     protobuf_c_message_unpack (&vicontinue__v1__explain_route_request__descriptor,
+                                allocator, len, data);
+}
+void   vicontinue__v1__explain_route_request__free_unpacked
+                     (Vicontinue__V1__ExplainRouteRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &vicontinue__v1__explain_route_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   vicontinue__v1__route_explanation__init
+                     (Vicontinue__V1__RouteExplanation         *message)
+{
+  static const Vicontinue__V1__RouteExplanation init_value = VICONTINUE__V1__ROUTE_EXPLANATION__INIT;
+  *message = init_value;
+}
+size_t vicontinue__v1__route_explanation__get_packed_size
+                     (const Vicontinue__V1__RouteExplanation *message)
+{
+  assert(message->base.descriptor == &vicontinue__v1__route_explanation__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t vicontinue__v1__route_explanation__pack
+                     (const Vicontinue__V1__RouteExplanation *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &vicontinue__v1__route_explanation__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t vicontinue__v1__route_explanation__pack_to_buffer
+                     (const Vicontinue__V1__RouteExplanation *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &vicontinue__v1__route_explanation__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Vicontinue__V1__RouteExplanation *
+       vicontinue__v1__route_explanation__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Vicontinue__V1__RouteExplanation *)
+     protobuf_c_message_unpack (&vicontinue__v1__route_explanation__descriptor,
+                                allocator, len, data);
+}
+void   vicontinue__v1__route_explanation__free_unpacked
+                     (Vicontinue__V1__RouteExplanation *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &vicontinue__v1__route_explanation__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   vicontinue__v1__route_candidate__init
+                     (Vicontinue__V1__RouteCandidate         *message)
+{
+  static const Vicontinue__V1__RouteCandidate init_value = VICONTINUE__V1__ROUTE_CANDIDATE__INIT;
+  *message = init_value;
+}
+size_t vicontinue__v1__route_candidate__get_packed_size
+                     (const Vicontinue__V1__RouteCandidate *message)
+{
+  assert(message->base.descriptor == &vicontinue__v1__route_candidate__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t vicontinue__v1__route_candidate__pack
+                     (const Vicontinue__V1__RouteCandidate *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &vicontinue__v1__route_candidate__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t vicontinue__v1__route_candidate__pack_to_buffer
+                     (const Vicontinue__V1__RouteCandidate *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &vicontinue__v1__route_candidate__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Vicontinue__V1__RouteCandidate *
+       vicontinue__v1__route_candidate__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Vicontinue__V1__RouteCandidate *)
+     protobuf_c_message_unpack (&vicontinue__v1__route_candidate__descriptor,
+                                allocator, len, data);
+}
+void   vicontinue__v1__route_candidate__free_unpacked
+                     (Vicontinue__V1__RouteCandidate *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &vicontinue__v1__route_candidate__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   vicontinue__v1__check_routes_request__init
+                     (Vicontinue__V1__CheckRoutesRequest         *message)
+{
+  static const Vicontinue__V1__CheckRoutesRequest init_value = VICONTINUE__V1__CHECK_ROUTES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t vicontinue__v1__check_routes_request__get_packed_size
+                     (const Vicontinue__V1__CheckRoutesRequest *message)
+{
+  assert(message->base.descriptor == &vicontinue__v1__check_routes_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t vicontinue__v1__check_routes_request__pack
+                     (const Vicontinue__V1__CheckRoutesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &vicontinue__v1__check_routes_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t vicontinue__v1__check_routes_request__pack_to_buffer
+                     (const Vicontinue__V1__CheckRoutesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &vicontinue__v1__check_routes_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Vicontinue__V1__CheckRoutesRequest *
+       vicontinue__v1__check_routes_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Vicontinue__V1__CheckRoutesRequest *)
+     protobuf_c_message_unpack (&vicontinue__v1__check_routes_request__descriptor,
+                                allocator, len, data);
+}
+void   vicontinue__v1__check_routes_request__free_unpacked
+                     (Vicontinue__V1__CheckRoutesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &vicontinue__v1__check_routes_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   vicontinue__v1__route_check__init
+                     (Vicontinue__V1__RouteCheck         *message)
+{
+  static const Vicontinue__V1__RouteCheck init_value = VICONTINUE__V1__ROUTE_CHECK__INIT;
+  *message = init_value;
+}
+size_t vicontinue__v1__route_check__get_packed_size
+                     (const Vicontinue__V1__RouteCheck *message)
+{
+  assert(message->base.descriptor == &vicontinue__v1__route_check__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t vicontinue__v1__route_check__pack
+                     (const Vicontinue__V1__RouteCheck *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &vicontinue__v1__route_check__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t vicontinue__v1__route_check__pack_to_buffer
+                     (const Vicontinue__V1__RouteCheck *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &vicontinue__v1__route_check__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Vicontinue__V1__RouteCheck *
+       vicontinue__v1__route_check__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Vicontinue__V1__RouteCheck *)
+     protobuf_c_message_unpack (&vicontinue__v1__route_check__descriptor,
+                                allocator, len, data);
+}
+void   vicontinue__v1__route_check__free_unpacked
+                     (Vicontinue__V1__RouteCheck *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &vicontinue__v1__route_check__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   vicontinue__v1__type_route__init
+                     (Vicontinue__V1__TypeRoute         *message)
+{
+  static const Vicontinue__V1__TypeRoute init_value = VICONTINUE__V1__TYPE_ROUTE__INIT;
+  *message = init_value;
+}
+size_t vicontinue__v1__type_route__get_packed_size
+                     (const Vicontinue__V1__TypeRoute *message)
+{
+  assert(message->base.descriptor == &vicontinue__v1__type_route__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t vicontinue__v1__type_route__pack
+                     (const Vicontinue__V1__TypeRoute *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &vicontinue__v1__type_route__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t vicontinue__v1__type_route__pack_to_buffer
+                     (const Vicontinue__V1__TypeRoute *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &vicontinue__v1__type_route__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Vicontinue__V1__TypeRoute *
+       vicontinue__v1__type_route__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Vicontinue__V1__TypeRoute *)
+     protobuf_c_message_unpack (&vicontinue__v1__type_route__descriptor,
+                                allocator, len, data);
+}
+void   vicontinue__v1__type_route__free_unpacked
+                     (Vicontinue__V1__TypeRoute *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &vicontinue__v1__type_route__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   vicontinue__v1__catalog_info_request__init
                      (Vicontinue__V1__CatalogInfoRequest         *message)
 {
@@ -4168,6 +4438,357 @@ const ProtobufCMessageDescriptor vicontinue__v1__catalog_update_response__descri
   (ProtobufCMessageInit) vicontinue__v1__catalog_update_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor vicontinue__v1__explain_route_request__field_descriptors[2] =
+{
+  {
+    "url",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__ExplainRouteRequest, url),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "limit",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__ExplainRouteRequest, limit),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned vicontinue__v1__explain_route_request__field_indices_by_name[] = {
+  1,   /* field[1] = limit */
+  0,   /* field[0] = url */
+};
+static const ProtobufCIntRange vicontinue__v1__explain_route_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor vicontinue__v1__explain_route_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "vicontinue.v1.ExplainRouteRequest",
+  "ExplainRouteRequest",
+  "Vicontinue__V1__ExplainRouteRequest",
+  "vicontinue.v1",
+  sizeof(Vicontinue__V1__ExplainRouteRequest),
+  2,
+  vicontinue__v1__explain_route_request__field_descriptors,
+  vicontinue__v1__explain_route_request__field_indices_by_name,
+  1,  vicontinue__v1__explain_route_request__number_ranges,
+  (ProtobufCMessageInit) vicontinue__v1__explain_route_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor vicontinue__v1__route_explanation__field_descriptors[4] =
+{
+  {
+    "outcome",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__RouteExplanation, outcome),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "detail",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__RouteExplanation, detail),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "path",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__RouteExplanation, path),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "candidates",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Vicontinue__V1__RouteExplanation, n_candidates),
+    offsetof(Vicontinue__V1__RouteExplanation, candidates),
+    &vicontinue__v1__route_candidate__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned vicontinue__v1__route_explanation__field_indices_by_name[] = {
+  3,   /* field[3] = candidates */
+  1,   /* field[1] = detail */
+  0,   /* field[0] = outcome */
+  2,   /* field[2] = path */
+};
+static const ProtobufCIntRange vicontinue__v1__route_explanation__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor vicontinue__v1__route_explanation__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "vicontinue.v1.RouteExplanation",
+  "RouteExplanation",
+  "Vicontinue__V1__RouteExplanation",
+  "vicontinue.v1",
+  sizeof(Vicontinue__V1__RouteExplanation),
+  4,
+  vicontinue__v1__route_explanation__field_descriptors,
+  vicontinue__v1__route_explanation__field_indices_by_name,
+  1,  vicontinue__v1__route_explanation__number_ranges,
+  (ProtobufCMessageInit) vicontinue__v1__route_explanation__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor vicontinue__v1__route_candidate__field_descriptors[4] =
+{
+  {
+    "route",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__RouteCandidate, route),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "pattern",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__RouteCandidate, pattern),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "matched_segments",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__RouteCandidate, matched_segments),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__RouteCandidate, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned vicontinue__v1__route_candidate__field_indices_by_name[] = {
+  2,   /* field[2] = matched_segments */
+  1,   /* field[1] = pattern */
+  3,   /* field[3] = reason */
+  0,   /* field[0] = route */
+};
+static const ProtobufCIntRange vicontinue__v1__route_candidate__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor vicontinue__v1__route_candidate__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "vicontinue.v1.RouteCandidate",
+  "RouteCandidate",
+  "Vicontinue__V1__RouteCandidate",
+  "vicontinue.v1",
+  sizeof(Vicontinue__V1__RouteCandidate),
+  4,
+  vicontinue__v1__route_candidate__field_descriptors,
+  vicontinue__v1__route_candidate__field_indices_by_name,
+  1,  vicontinue__v1__route_candidate__number_ranges,
+  (ProtobufCMessageInit) vicontinue__v1__route_candidate__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define vicontinue__v1__check_routes_request__field_descriptors NULL
+#define vicontinue__v1__check_routes_request__field_indices_by_name NULL
+#define vicontinue__v1__check_routes_request__number_ranges NULL
+const ProtobufCMessageDescriptor vicontinue__v1__check_routes_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "vicontinue.v1.CheckRoutesRequest",
+  "CheckRoutesRequest",
+  "Vicontinue__V1__CheckRoutesRequest",
+  "vicontinue.v1",
+  sizeof(Vicontinue__V1__CheckRoutesRequest),
+  0,
+  vicontinue__v1__check_routes_request__field_descriptors,
+  vicontinue__v1__check_routes_request__field_indices_by_name,
+  0,  vicontinue__v1__check_routes_request__number_ranges,
+  (ProtobufCMessageInit) vicontinue__v1__check_routes_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor vicontinue__v1__route_check__field_descriptors[3] =
+{
+  {
+    "route_count",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__RouteCheck, route_count),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "entity_count",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__RouteCheck, entity_count),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "types",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Vicontinue__V1__RouteCheck, n_types),
+    offsetof(Vicontinue__V1__RouteCheck, types),
+    &vicontinue__v1__type_route__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned vicontinue__v1__route_check__field_indices_by_name[] = {
+  1,   /* field[1] = entity_count */
+  0,   /* field[0] = route_count */
+  2,   /* field[2] = types */
+};
+static const ProtobufCIntRange vicontinue__v1__route_check__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor vicontinue__v1__route_check__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "vicontinue.v1.RouteCheck",
+  "RouteCheck",
+  "Vicontinue__V1__RouteCheck",
+  "vicontinue.v1",
+  sizeof(Vicontinue__V1__RouteCheck),
+  3,
+  vicontinue__v1__route_check__field_descriptors,
+  vicontinue__v1__route_check__field_indices_by_name,
+  1,  vicontinue__v1__route_check__number_ranges,
+  (ProtobufCMessageInit) vicontinue__v1__route_check__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor vicontinue__v1__type_route__field_descriptors[3] =
+{
+  {
+    "type",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__TypeRoute, type),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "route",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__TypeRoute, route),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "pattern",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__TypeRoute, pattern),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned vicontinue__v1__type_route__field_indices_by_name[] = {
+  2,   /* field[2] = pattern */
+  1,   /* field[1] = route */
+  0,   /* field[0] = type */
+};
+static const ProtobufCIntRange vicontinue__v1__type_route__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor vicontinue__v1__type_route__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "vicontinue.v1.TypeRoute",
+  "TypeRoute",
+  "Vicontinue__V1__TypeRoute",
+  "vicontinue.v1",
+  sizeof(Vicontinue__V1__TypeRoute),
+  3,
+  vicontinue__v1__type_route__field_descriptors,
+  vicontinue__v1__type_route__field_indices_by_name,
+  1,  vicontinue__v1__type_route__number_ranges,
+  (ProtobufCMessageInit) vicontinue__v1__type_route__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 #define vicontinue__v1__catalog_info_request__field_descriptors NULL
 #define vicontinue__v1__catalog_info_request__field_indices_by_name NULL
 #define vicontinue__v1__catalog_info_request__number_ranges NULL
@@ -4561,7 +5182,7 @@ const ProtobufCEnumDescriptor vicontinue__v1__param_kind__descriptor =
   vicontinue__v1__param_kind__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor vicontinue__v1__visual_search__method_descriptors[9] =
+static const ProtobufCMethodDescriptor vicontinue__v1__visual_search__method_descriptors[11] =
 {
   { "Query", &vicontinue__v1__query_request__descriptor, &vicontinue__v1__query_response__descriptor },
   { "StreamQuery", &vicontinue__v1__query_request__descriptor, &vicontinue__v1__query_result__descriptor },
@@ -4572,11 +5193,15 @@ static const ProtobufCMethodDescriptor vicontinue__v1__visual_search__method_des
   { "UpsertEntities", &vicontinue__v1__upsert_entities_request__descriptor, &vicontinue__v1__catalog_update_response__descriptor },
   { "DeleteEntities", &vicontinue__v1__delete_entities_request__descriptor, &vicontinue__v1__catalog_update_response__descriptor },
   { "CatalogInfo", &vicontinue__v1__catalog_info_request__descriptor, &vicontinue__v1__catalog_info_response__descriptor },
+  { "ExplainRoute", &vicontinue__v1__explain_route_request__descriptor, &vicontinue__v1__route_explanation__descriptor },
+  { "CheckRoutes", &vicontinue__v1__check_routes_request__descriptor, &vicontinue__v1__route_check__descriptor },
 };
 const unsigned vicontinue__v1__visual_search__method_indices_by_name[] = {
   2,        /* Capture */
   8,        /* CatalogInfo */
+  10,        /* CheckRoutes */
   7,        /* DeleteEntities */
+  9,        /* ExplainRoute */
   5,        /* Link */
   0,        /* Query */
   4,        /* Resolve */
@@ -4591,7 +5216,7 @@ const ProtobufCServiceDescriptor vicontinue__v1__visual_search__descriptor =
   "VisualSearch",
   "Vicontinue__V1__VisualSearch",
   "vicontinue.v1",
-  9,
+  11,
   vicontinue__v1__visual_search__method_descriptors,
   vicontinue__v1__visual_search__method_indices_by_name
 };
@@ -4666,6 +5291,22 @@ void vicontinue__v1__visual_search__catalog_info(ProtobufCService *service,
 {
   assert(service->descriptor == &vicontinue__v1__visual_search__descriptor);
   service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void vicontinue__v1__visual_search__explain_route(ProtobufCService *service,
+                                                  const Vicontinue__V1__ExplainRouteRequest *input,
+                                                  Vicontinue__V1__RouteExplanation_Closure closure,
+                                                  void *closure_data)
+{
+  assert(service->descriptor == &vicontinue__v1__visual_search__descriptor);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void vicontinue__v1__visual_search__check_routes(ProtobufCService *service,
+                                                 const Vicontinue__V1__CheckRoutesRequest *input,
+                                                 Vicontinue__V1__RouteCheck_Closure closure,
+                                                 void *closure_data)
+{
+  assert(service->descriptor == &vicontinue__v1__visual_search__descriptor);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void vicontinue__v1__visual_search__init (Vicontinue__V1__VisualSearch_Service *service,
                                           Vicontinue__V1__VisualSearch_ServiceDestroy destroy)

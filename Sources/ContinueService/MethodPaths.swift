@@ -11,6 +11,8 @@ public enum MethodPaths {
         public static let upsertEntities = "/vicontinue.v1.VisualSearch/UpsertEntities"
         public static let deleteEntities = "/vicontinue.v1.VisualSearch/DeleteEntities"
         public static let catalogInfo = "/vicontinue.v1.VisualSearch/CatalogInfo"
+        public static let explainRoute = "/vicontinue.v1.VisualSearch/ExplainRoute"
+        public static let checkRoutes = "/vicontinue.v1.VisualSearch/CheckRoutes"
     }
 
     /// `grpc.health.v1.Health`.

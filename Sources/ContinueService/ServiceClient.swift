@@ -83,6 +83,18 @@ public struct ServiceClient: Sendable {
         try await unary(MethodPaths.VisualSearch.catalogInfo, request, options)
     }
 
+    public func explainRoute(
+        _ request: ExplainRouteRequest, options: CallOptions = .init()
+    ) async throws -> RouteExplanation {
+        try await unary(MethodPaths.VisualSearch.explainRoute, request, options)
+    }
+
+    public func checkRoutes(
+        _ request: CheckRoutesRequest = .init(), options: CallOptions = .init()
+    ) async throws -> RouteCheck {
+        try await unary(MethodPaths.VisualSearch.checkRoutes, request, options)
+    }
+
     public func checkHealth(
         _ request: Health.CheckRequest = .init(), options: CallOptions = .init()
     ) async throws -> Health.CheckResponse {

@@ -135,6 +135,17 @@ public struct VisualSearchService: Sendable {
                         digest: snapshot.digest, caughtUp: catalogWriter.isCaughtUp)
                 }
             },
+            .unaryOnLoop(Paths.explainRoute) { (request: ExplainRouteRequest, _) throws(RPCError) -> RouteExplanation in
+                guard request.limit <= 100 else {
+                    throw RPCError(code: .invalidArgument, message: "limit \(request.limit) is above 100")
+                }
+                return RouteExplanation(
+                    explaining: request.url, on: router, limit: Int(request.limit == 0 ? 3 : request.limit))
+            },
+            .unary(Paths.checkRoutes) { (_: CheckRoutesRequest, _) -> RouteCheck in
+                let snapshot = sessions.engine.snapshot
+                return RouteCheck(router: router, entityTypes: snapshot.entityTypes, entityCount: snapshot.count)
+            },
         ]
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// `open`, `link`, `routes check` and `routes explain`, offline on the test route table, in
@@ -93,5 +94,33 @@ import Testing
         let matched = try await Snapshot.run(
             "routes-explain-matched", ["routes", "explain", "music://album/blue-river/track/3"] + Self.routes)
         #expect(matched.status == 0)
+    }
+
+    @Test("routes check and explain with --server answer from the server's table and catalog, as offline")
+    func againstAServer() async throws {
+        let server = try ServeProcess()
+        defer { server.stop() }
+        for url in ["music://concert/next", "music://album/blue-river/track/3", "javascript:alert(1)"] {
+            let offline = try await CLI.run(["routes", "explain", url, "--json", "--limit", "4"] + Self.routes)
+            let remote = try await CLI.run([
+                "routes", "explain", url, "--json", "--limit", "4", "--server", server.address,
+            ])
+            #expect(remote.status == offline.status, "\(url): \(remote.stderr)")
+            #expect(remote.stdout == offline.stdout, "\(url)")
+        }
+        let offline = try await CLI.run(["routes", "check", "--catalog", CLI.catalog, "--json"] + Self.routes)
+        let remote = try await CLI.run(["routes", "check", "--json", "--server", server.address])
+        #expect(remote.status == offline.status && remote.status == 0, "\(remote.stderr)")
+        let types = { (text: String) in text.components(separatedBy: #""types":"#).last ?? "" }
+        #expect(types(remote.stdout) == types(offline.stdout))
+        #expect(remote.stdout.hasPrefix(#"{"server":"127.0.0.1:"#))
+        let text = try await CLI.run(["routes", "check", "--server", server.address])
+        #expect(text.stdout.contains("catalog:  the server's ("), "\(text.stdout)")
+
+        let mixed = try await CLI.run(["routes", "check", "--server", server.address, "--catalog", CLI.catalog])
+        #expect(mixed.status == 2)
+        #expect(mixed.stderr == "error: --server and --catalog exclude each other: the server checks its own\n")
+        let unreachable = try await CLI.run(["routes", "explain", "music://x", "--server", "127.0.0.1:1"])
+        #expect(unreachable.status == 3)
     }
 }

@@ -35,7 +35,10 @@ import Testing
             (["open", "album:x", "--routes", "/nonexistent.json"], "error: route table /nonexistent.json"),
             (["open", "album:x", "--server", "127.0.0.1:1", "--routes", CLI.routes], "error: --server and --routes"),
             (["link", "album"], "error: 'album' is not type:id"),
-            (["routes", "explain", "music://x", "--limit", "0"], "error: --limit must be a positive whole number"),
+            (
+                ["routes", "explain", "music://x", "--limit", "0"],
+                "error: --limit must be a whole number from 1 to 100"
+            ),
             (["catalog", "delete"], "error: name at least one entity as type:id"),
             (["catalog", "import", "/nonexistent.jsonl"], "error: cannot read catalog file /nonexistent.jsonl"),
             (["querry", "--labels", "a"], "error: unknown command 'querry'; did you mean 'query'?"),

@@ -154,6 +154,21 @@ import Testing
                 errors: [EntityError(index: 1, entity: entityRef, message: "title is empty"), EntityError()])),
         Sample(EntityError(index: .max, entity: entityRef, message: "ü")),
         Sample(CatalogInfoRequest()),
+        Sample(ExplainRouteRequest(url: "music://album/ü?x=1", limit: .max)),
+        Sample(
+            RouteExplanation(
+                outcome: "fallback", detail: "no route", path: "/album/x",
+                candidates: [
+                    RouteCandidate(route: "album", pattern: "/album/{id:slug}", matchedSegments: 1, reason: "ü"),
+                    RouteCandidate(),
+                ])),
+        Sample(RouteCandidate(route: "r", pattern: "/{*rest}", matchedSegments: .max, reason: "matched")),
+        Sample(CheckRoutesRequest()),
+        Sample(
+            RouteCheck(
+                routeCount: 7, entityCount: .max,
+                types: [TypeRoute(type: "album", route: "album", pattern: "/album/{id}"), TypeRoute(type: "venue")])),
+        Sample(TypeRoute(type: "artist", route: "", pattern: "")),
         Sample(
             CatalogInfoResponse(catalogVersion: .max, entityCount: 100_000, digest: "00ff13a2c4e5b6d7", caughtUp: true)),
     ]
@@ -199,7 +214,7 @@ import Testing
     @Test func everyGeneratedMessageTypeHasASample() {
         let sampled = Set(Self.samples.map { type(of: $0.message).protoName })
         let all = Set(GeneratedMessages.all.map { $0.protoName })
-        #expect(all.count == 47)
+        #expect(all.count == 53)
         #expect(all.subtracting(sampled).sorted() == [])
     }
 
@@ -252,6 +267,8 @@ extension String {
         FilterExpression.self, Sort.self, SearchState.self, Facet.self, ResolveRequest.self, Destination.self,
         LinkRequest.self, LinkResponse.self, Entity.self, UpsertEntitiesRequest.self, DeleteEntitiesRequest.self,
         CatalogUpdateResponse.self, CatalogInfoRequest.self, CatalogInfoResponse.self,
+        ExplainRouteRequest.self, RouteExplanation.self, RouteCandidate.self, CheckRoutesRequest.self, RouteCheck.self,
+        TypeRoute.self,
     ]
 
     /// protobuf-c's reading of a message with nothing but an unknown field (1000, varint 0)

@@ -48,6 +48,12 @@ typedef struct Vicontinue__V1__LocalizedText Vicontinue__V1__LocalizedText;
 typedef struct Vicontinue__V1__UpsertEntitiesRequest Vicontinue__V1__UpsertEntitiesRequest;
 typedef struct Vicontinue__V1__DeleteEntitiesRequest Vicontinue__V1__DeleteEntitiesRequest;
 typedef struct Vicontinue__V1__CatalogUpdateResponse Vicontinue__V1__CatalogUpdateResponse;
+typedef struct Vicontinue__V1__ExplainRouteRequest Vicontinue__V1__ExplainRouteRequest;
+typedef struct Vicontinue__V1__RouteExplanation Vicontinue__V1__RouteExplanation;
+typedef struct Vicontinue__V1__RouteCandidate Vicontinue__V1__RouteCandidate;
+typedef struct Vicontinue__V1__CheckRoutesRequest Vicontinue__V1__CheckRoutesRequest;
+typedef struct Vicontinue__V1__RouteCheck Vicontinue__V1__RouteCheck;
+typedef struct Vicontinue__V1__TypeRoute Vicontinue__V1__TypeRoute;
 typedef struct Vicontinue__V1__CatalogInfoRequest Vicontinue__V1__CatalogInfoRequest;
 typedef struct Vicontinue__V1__CatalogInfoResponse Vicontinue__V1__CatalogInfoResponse;
 typedef struct Vicontinue__V1__EntityError Vicontinue__V1__EntityError;
@@ -1282,6 +1288,145 @@ struct  Vicontinue__V1__CatalogUpdateResponse
 
 
 /*
+ * Asks how a URL resolves.
+ */
+struct  Vicontinue__V1__ExplainRouteRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The URL: an app-scheme URL or a universal link.
+   */
+  char *url;
+  /*
+   * How many candidate routes to report; 0 means 3.
+   */
+  uint32_t limit;
+};
+#define VICONTINUE__V1__EXPLAIN_ROUTE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__explain_route_request__descriptor) \
+    , (char *)protobuf_c_empty_string, 0 }
+
+
+/*
+ * How a URL resolves, and the routes that came closest.
+ */
+struct  Vicontinue__V1__RouteExplanation
+{
+  ProtobufCMessage base;
+  /*
+   * "matched", "fallback" or "refused".
+   */
+  char *outcome;
+  /*
+   * The matched route and its screen, why it fell back, or why it was refused.
+   */
+  char *detail;
+  /*
+   * The path that was routed (an app-scheme URL's authority is its first segment); empty when
+   * the URL could not be read.
+   */
+  char *path;
+  /*
+   * The closest routes, best first.
+   */
+  size_t n_candidates;
+  Vicontinue__V1__RouteCandidate **candidates;
+};
+#define VICONTINUE__V1__ROUTE_EXPLANATION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__route_explanation__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL }
+
+
+/*
+ * One route's verdict on a URL.
+ */
+struct  Vicontinue__V1__RouteCandidate
+{
+  ProtobufCMessage base;
+  /*
+   * The route's name.
+   */
+  char *route;
+  /*
+   * Its pattern.
+   */
+  char *pattern;
+  /*
+   * How many leading path segments it matched.
+   */
+  uint32_t matched_segments;
+  /*
+   * Why it did not match, or that it matched.
+   */
+  char *reason;
+};
+#define VICONTINUE__V1__ROUTE_CANDIDATE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__route_candidate__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
+
+/*
+ * Asks for the route table checked against the catalog.
+ */
+struct  Vicontinue__V1__CheckRoutesRequest
+{
+  ProtobufCMessage base;
+};
+#define VICONTINUE__V1__CHECK_ROUTES_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__check_routes_request__descriptor) \
+     }
+
+
+/*
+ * The route table against the catalog.
+ */
+struct  Vicontinue__V1__RouteCheck
+{
+  ProtobufCMessage base;
+  /*
+   * How many routes the table has.
+   */
+  uint32_t route_count;
+  /*
+   * How many entities the catalog holds.
+   */
+  uint64_t entity_count;
+  /*
+   * Every entity type of the catalog, sorted, with the route that opens it.
+   */
+  size_t n_types;
+  Vicontinue__V1__TypeRoute **types;
+};
+#define VICONTINUE__V1__ROUTE_CHECK__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__route_check__descriptor) \
+    , 0, 0, 0,NULL }
+
+
+/*
+ * The route that opens one entity type.
+ */
+struct  Vicontinue__V1__TypeRoute
+{
+  ProtobufCMessage base;
+  /*
+   * The entity type.
+   */
+  char *type;
+  /*
+   * The route's name; empty when no route opens the type (its results cannot be opened).
+   */
+  char *route;
+  /*
+   * The route's pattern; empty with no route.
+   */
+  char *pattern;
+};
+#define VICONTINUE__V1__TYPE_ROUTE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__type_route__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+/*
  * Asks which catalog an instance serves.
  */
 struct  Vicontinue__V1__CatalogInfoRequest
@@ -1974,6 +2119,120 @@ Vicontinue__V1__CatalogUpdateResponse *
 void   vicontinue__v1__catalog_update_response__free_unpacked
                      (Vicontinue__V1__CatalogUpdateResponse *message,
                       ProtobufCAllocator *allocator);
+/* Vicontinue__V1__ExplainRouteRequest methods */
+void   vicontinue__v1__explain_route_request__init
+                     (Vicontinue__V1__ExplainRouteRequest         *message);
+size_t vicontinue__v1__explain_route_request__get_packed_size
+                     (const Vicontinue__V1__ExplainRouteRequest   *message);
+size_t vicontinue__v1__explain_route_request__pack
+                     (const Vicontinue__V1__ExplainRouteRequest   *message,
+                      uint8_t             *out);
+size_t vicontinue__v1__explain_route_request__pack_to_buffer
+                     (const Vicontinue__V1__ExplainRouteRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Vicontinue__V1__ExplainRouteRequest *
+       vicontinue__v1__explain_route_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   vicontinue__v1__explain_route_request__free_unpacked
+                     (Vicontinue__V1__ExplainRouteRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Vicontinue__V1__RouteExplanation methods */
+void   vicontinue__v1__route_explanation__init
+                     (Vicontinue__V1__RouteExplanation         *message);
+size_t vicontinue__v1__route_explanation__get_packed_size
+                     (const Vicontinue__V1__RouteExplanation   *message);
+size_t vicontinue__v1__route_explanation__pack
+                     (const Vicontinue__V1__RouteExplanation   *message,
+                      uint8_t             *out);
+size_t vicontinue__v1__route_explanation__pack_to_buffer
+                     (const Vicontinue__V1__RouteExplanation   *message,
+                      ProtobufCBuffer     *buffer);
+Vicontinue__V1__RouteExplanation *
+       vicontinue__v1__route_explanation__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   vicontinue__v1__route_explanation__free_unpacked
+                     (Vicontinue__V1__RouteExplanation *message,
+                      ProtobufCAllocator *allocator);
+/* Vicontinue__V1__RouteCandidate methods */
+void   vicontinue__v1__route_candidate__init
+                     (Vicontinue__V1__RouteCandidate         *message);
+size_t vicontinue__v1__route_candidate__get_packed_size
+                     (const Vicontinue__V1__RouteCandidate   *message);
+size_t vicontinue__v1__route_candidate__pack
+                     (const Vicontinue__V1__RouteCandidate   *message,
+                      uint8_t             *out);
+size_t vicontinue__v1__route_candidate__pack_to_buffer
+                     (const Vicontinue__V1__RouteCandidate   *message,
+                      ProtobufCBuffer     *buffer);
+Vicontinue__V1__RouteCandidate *
+       vicontinue__v1__route_candidate__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   vicontinue__v1__route_candidate__free_unpacked
+                     (Vicontinue__V1__RouteCandidate *message,
+                      ProtobufCAllocator *allocator);
+/* Vicontinue__V1__CheckRoutesRequest methods */
+void   vicontinue__v1__check_routes_request__init
+                     (Vicontinue__V1__CheckRoutesRequest         *message);
+size_t vicontinue__v1__check_routes_request__get_packed_size
+                     (const Vicontinue__V1__CheckRoutesRequest   *message);
+size_t vicontinue__v1__check_routes_request__pack
+                     (const Vicontinue__V1__CheckRoutesRequest   *message,
+                      uint8_t             *out);
+size_t vicontinue__v1__check_routes_request__pack_to_buffer
+                     (const Vicontinue__V1__CheckRoutesRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Vicontinue__V1__CheckRoutesRequest *
+       vicontinue__v1__check_routes_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   vicontinue__v1__check_routes_request__free_unpacked
+                     (Vicontinue__V1__CheckRoutesRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Vicontinue__V1__RouteCheck methods */
+void   vicontinue__v1__route_check__init
+                     (Vicontinue__V1__RouteCheck         *message);
+size_t vicontinue__v1__route_check__get_packed_size
+                     (const Vicontinue__V1__RouteCheck   *message);
+size_t vicontinue__v1__route_check__pack
+                     (const Vicontinue__V1__RouteCheck   *message,
+                      uint8_t             *out);
+size_t vicontinue__v1__route_check__pack_to_buffer
+                     (const Vicontinue__V1__RouteCheck   *message,
+                      ProtobufCBuffer     *buffer);
+Vicontinue__V1__RouteCheck *
+       vicontinue__v1__route_check__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   vicontinue__v1__route_check__free_unpacked
+                     (Vicontinue__V1__RouteCheck *message,
+                      ProtobufCAllocator *allocator);
+/* Vicontinue__V1__TypeRoute methods */
+void   vicontinue__v1__type_route__init
+                     (Vicontinue__V1__TypeRoute         *message);
+size_t vicontinue__v1__type_route__get_packed_size
+                     (const Vicontinue__V1__TypeRoute   *message);
+size_t vicontinue__v1__type_route__pack
+                     (const Vicontinue__V1__TypeRoute   *message,
+                      uint8_t             *out);
+size_t vicontinue__v1__type_route__pack_to_buffer
+                     (const Vicontinue__V1__TypeRoute   *message,
+                      ProtobufCBuffer     *buffer);
+Vicontinue__V1__TypeRoute *
+       vicontinue__v1__type_route__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   vicontinue__v1__type_route__free_unpacked
+                     (Vicontinue__V1__TypeRoute *message,
+                      ProtobufCAllocator *allocator);
 /* Vicontinue__V1__CatalogInfoRequest methods */
 void   vicontinue__v1__catalog_info_request__init
                      (Vicontinue__V1__CatalogInfoRequest         *message);
@@ -2132,6 +2391,24 @@ typedef void (*Vicontinue__V1__DeleteEntitiesRequest_Closure)
 typedef void (*Vicontinue__V1__CatalogUpdateResponse_Closure)
                  (const Vicontinue__V1__CatalogUpdateResponse *message,
                   void *closure_data);
+typedef void (*Vicontinue__V1__ExplainRouteRequest_Closure)
+                 (const Vicontinue__V1__ExplainRouteRequest *message,
+                  void *closure_data);
+typedef void (*Vicontinue__V1__RouteExplanation_Closure)
+                 (const Vicontinue__V1__RouteExplanation *message,
+                  void *closure_data);
+typedef void (*Vicontinue__V1__RouteCandidate_Closure)
+                 (const Vicontinue__V1__RouteCandidate *message,
+                  void *closure_data);
+typedef void (*Vicontinue__V1__CheckRoutesRequest_Closure)
+                 (const Vicontinue__V1__CheckRoutesRequest *message,
+                  void *closure_data);
+typedef void (*Vicontinue__V1__RouteCheck_Closure)
+                 (const Vicontinue__V1__RouteCheck *message,
+                  void *closure_data);
+typedef void (*Vicontinue__V1__TypeRoute_Closure)
+                 (const Vicontinue__V1__TypeRoute *message,
+                  void *closure_data);
 typedef void (*Vicontinue__V1__CatalogInfoRequest_Closure)
                  (const Vicontinue__V1__CatalogInfoRequest *message,
                   void *closure_data);
@@ -2184,6 +2461,14 @@ struct Vicontinue__V1__VisualSearch_Service
                        const Vicontinue__V1__CatalogInfoRequest *input,
                        Vicontinue__V1__CatalogInfoResponse_Closure closure,
                        void *closure_data);
+  void (*explain_route)(Vicontinue__V1__VisualSearch_Service *service,
+                        const Vicontinue__V1__ExplainRouteRequest *input,
+                        Vicontinue__V1__RouteExplanation_Closure closure,
+                        void *closure_data);
+  void (*check_routes)(Vicontinue__V1__VisualSearch_Service *service,
+                       const Vicontinue__V1__CheckRoutesRequest *input,
+                       Vicontinue__V1__RouteCheck_Closure closure,
+                       void *closure_data);
 };
 typedef void (*Vicontinue__V1__VisualSearch_ServiceDestroy)(Vicontinue__V1__VisualSearch_Service *);
 void vicontinue__v1__visual_search__init (Vicontinue__V1__VisualSearch_Service *service,
@@ -2200,7 +2485,9 @@ void vicontinue__v1__visual_search__init (Vicontinue__V1__VisualSearch_Service *
       function_prefix__ ## link,\
       function_prefix__ ## upsert_entities,\
       function_prefix__ ## delete_entities,\
-      function_prefix__ ## catalog_info  }
+      function_prefix__ ## catalog_info,\
+      function_prefix__ ## explain_route,\
+      function_prefix__ ## check_routes  }
 void vicontinue__v1__visual_search__query(ProtobufCService *service,
                                           const Vicontinue__V1__QueryRequest *input,
                                           Vicontinue__V1__QueryResponse_Closure closure,
@@ -2236,6 +2523,14 @@ void vicontinue__v1__visual_search__delete_entities(ProtobufCService *service,
 void vicontinue__v1__visual_search__catalog_info(ProtobufCService *service,
                                                  const Vicontinue__V1__CatalogInfoRequest *input,
                                                  Vicontinue__V1__CatalogInfoResponse_Closure closure,
+                                                 void *closure_data);
+void vicontinue__v1__visual_search__explain_route(ProtobufCService *service,
+                                                  const Vicontinue__V1__ExplainRouteRequest *input,
+                                                  Vicontinue__V1__RouteExplanation_Closure closure,
+                                                  void *closure_data);
+void vicontinue__v1__visual_search__check_routes(ProtobufCService *service,
+                                                 const Vicontinue__V1__CheckRoutesRequest *input,
+                                                 Vicontinue__V1__RouteCheck_Closure closure,
                                                  void *closure_data);
 
 /* --- descriptors --- */
@@ -2280,6 +2575,12 @@ extern const ProtobufCMessageDescriptor vicontinue__v1__localized_text__descript
 extern const ProtobufCMessageDescriptor vicontinue__v1__upsert_entities_request__descriptor;
 extern const ProtobufCMessageDescriptor vicontinue__v1__delete_entities_request__descriptor;
 extern const ProtobufCMessageDescriptor vicontinue__v1__catalog_update_response__descriptor;
+extern const ProtobufCMessageDescriptor vicontinue__v1__explain_route_request__descriptor;
+extern const ProtobufCMessageDescriptor vicontinue__v1__route_explanation__descriptor;
+extern const ProtobufCMessageDescriptor vicontinue__v1__route_candidate__descriptor;
+extern const ProtobufCMessageDescriptor vicontinue__v1__check_routes_request__descriptor;
+extern const ProtobufCMessageDescriptor vicontinue__v1__route_check__descriptor;
+extern const ProtobufCMessageDescriptor vicontinue__v1__type_route__descriptor;
 extern const ProtobufCMessageDescriptor vicontinue__v1__catalog_info_request__descriptor;
 extern const ProtobufCMessageDescriptor vicontinue__v1__catalog_info_response__descriptor;
 extern const ProtobufCMessageDescriptor vicontinue__v1__entity_error__descriptor;

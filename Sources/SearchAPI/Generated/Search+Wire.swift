@@ -2769,6 +2769,465 @@ extension CatalogUpdateResponse: CMessageBridge {
     }
 }
 
+extension ExplainRouteRequest: ProtoMessage {
+    /// The fully qualified proto name, `vicontinue.v1.ExplainRouteRequest`.
+    public static var protoName: String { "vicontinue.v1.ExplainRouteRequest" }
+
+    /// Validates and decodes the protobuf wire format.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` when the bytes are malformed, nest deeper than
+    ///   `maximumNestingDepth`, or hold a string that is not NUL-free UTF-8.
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        self = try decodeMessage(Self.self, from: bytes)
+    }
+
+    /// Checks serialized bytes the way `init(serializedBytes:)` does, without decoding them.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` for the first problem found.
+    public static func validate(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        try validateMessage(Self.self, bytes)
+    }
+
+    /// The protobuf wire format of this message.
+    public func serializedBytes() -> [UInt8] {
+        encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
+}
+
+extension ExplainRouteRequest: CMessageBridge {
+    typealias CMessage = Vicontinue__V1__ExplainRouteRequest
+
+    nonisolated(unsafe) static let cDescriptor = cMessageDescriptor(vicontinue__v1__explain_route_request__init)
+
+    static func cInitialize(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__explain_route_request__init(message)
+    }
+
+    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {
+        vicontinue__v1__explain_route_request__unpack(nil, count, bytes)
+    }
+
+    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__explain_route_request__free_unpacked(message, nil)
+    }
+
+    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+        vicontinue__v1__explain_route_request__get_packed_size(message)
+    }
+
+    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        vicontinue__v1__explain_route_request__pack(message, out)
+    }
+
+    init(cMessage message: UnsafePointer<CMessage>) {
+        let c = message.pointee
+        self.init(
+            url: cString(c.url),
+            limit: c.limit
+        )
+    }
+
+    func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
+        if !self.url.isEmpty {
+            message.pointee.url = arena.cString(self.url)
+        }
+        message.pointee.limit = self.limit
+    }
+}
+
+extension RouteExplanation: ProtoMessage {
+    /// The fully qualified proto name, `vicontinue.v1.RouteExplanation`.
+    public static var protoName: String { "vicontinue.v1.RouteExplanation" }
+
+    /// Validates and decodes the protobuf wire format.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` when the bytes are malformed, nest deeper than
+    ///   `maximumNestingDepth`, or hold a string that is not NUL-free UTF-8.
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        self = try decodeMessage(Self.self, from: bytes)
+    }
+
+    /// Checks serialized bytes the way `init(serializedBytes:)` does, without decoding them.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` for the first problem found.
+    public static func validate(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        try validateMessage(Self.self, bytes)
+    }
+
+    /// The protobuf wire format of this message.
+    public func serializedBytes() -> [UInt8] {
+        encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
+}
+
+extension RouteExplanation: CMessageBridge {
+    typealias CMessage = Vicontinue__V1__RouteExplanation
+
+    nonisolated(unsafe) static let cDescriptor = cMessageDescriptor(vicontinue__v1__route_explanation__init)
+
+    static func cInitialize(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__route_explanation__init(message)
+    }
+
+    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {
+        vicontinue__v1__route_explanation__unpack(nil, count, bytes)
+    }
+
+    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__route_explanation__free_unpacked(message, nil)
+    }
+
+    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+        vicontinue__v1__route_explanation__get_packed_size(message)
+    }
+
+    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        vicontinue__v1__route_explanation__pack(message, out)
+    }
+
+    init(cMessage message: UnsafePointer<CMessage>) {
+        let c = message.pointee
+        self.init(
+            outcome: cString(c.outcome),
+            detail: cString(c.detail),
+            path: cString(c.path),
+            candidates: cArray(c.candidates, c.n_candidates) { RouteCandidate(cMessage: UnsafePointer($0!)) }
+        )
+    }
+
+    func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
+        if !self.outcome.isEmpty {
+            message.pointee.outcome = arena.cString(self.outcome)
+        }
+        if !self.detail.isEmpty {
+            message.pointee.detail = arena.cString(self.detail)
+        }
+        if !self.path.isEmpty {
+            message.pointee.path = arena.cString(self.path)
+        }
+        if !self.candidates.isEmpty {
+            message.pointee.n_candidates = self.candidates.count
+            message.pointee.candidates = arena.cArray(self.candidates) { value, arena in arena.cMessage(value) }
+        }
+    }
+}
+
+extension RouteCandidate: ProtoMessage {
+    /// The fully qualified proto name, `vicontinue.v1.RouteCandidate`.
+    public static var protoName: String { "vicontinue.v1.RouteCandidate" }
+
+    /// Validates and decodes the protobuf wire format.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` when the bytes are malformed, nest deeper than
+    ///   `maximumNestingDepth`, or hold a string that is not NUL-free UTF-8.
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        self = try decodeMessage(Self.self, from: bytes)
+    }
+
+    /// Checks serialized bytes the way `init(serializedBytes:)` does, without decoding them.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` for the first problem found.
+    public static func validate(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        try validateMessage(Self.self, bytes)
+    }
+
+    /// The protobuf wire format of this message.
+    public func serializedBytes() -> [UInt8] {
+        encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
+}
+
+extension RouteCandidate: CMessageBridge {
+    typealias CMessage = Vicontinue__V1__RouteCandidate
+
+    nonisolated(unsafe) static let cDescriptor = cMessageDescriptor(vicontinue__v1__route_candidate__init)
+
+    static func cInitialize(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__route_candidate__init(message)
+    }
+
+    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {
+        vicontinue__v1__route_candidate__unpack(nil, count, bytes)
+    }
+
+    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__route_candidate__free_unpacked(message, nil)
+    }
+
+    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+        vicontinue__v1__route_candidate__get_packed_size(message)
+    }
+
+    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        vicontinue__v1__route_candidate__pack(message, out)
+    }
+
+    init(cMessage message: UnsafePointer<CMessage>) {
+        let c = message.pointee
+        self.init(
+            route: cString(c.route),
+            pattern: cString(c.pattern),
+            matchedSegments: c.matched_segments,
+            reason: cString(c.reason)
+        )
+    }
+
+    func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
+        if !self.route.isEmpty {
+            message.pointee.route = arena.cString(self.route)
+        }
+        if !self.pattern.isEmpty {
+            message.pointee.pattern = arena.cString(self.pattern)
+        }
+        message.pointee.matched_segments = self.matchedSegments
+        if !self.reason.isEmpty {
+            message.pointee.reason = arena.cString(self.reason)
+        }
+    }
+}
+
+extension CheckRoutesRequest: ProtoMessage {
+    /// The fully qualified proto name, `vicontinue.v1.CheckRoutesRequest`.
+    public static var protoName: String { "vicontinue.v1.CheckRoutesRequest" }
+
+    /// Validates and decodes the protobuf wire format.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` when the bytes are malformed, nest deeper than
+    ///   `maximumNestingDepth`, or hold a string that is not NUL-free UTF-8.
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        self = try decodeMessage(Self.self, from: bytes)
+    }
+
+    /// Checks serialized bytes the way `init(serializedBytes:)` does, without decoding them.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` for the first problem found.
+    public static func validate(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        try validateMessage(Self.self, bytes)
+    }
+
+    /// The protobuf wire format of this message.
+    public func serializedBytes() -> [UInt8] {
+        encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
+}
+
+extension CheckRoutesRequest: CMessageBridge {
+    typealias CMessage = Vicontinue__V1__CheckRoutesRequest
+
+    nonisolated(unsafe) static let cDescriptor = cMessageDescriptor(vicontinue__v1__check_routes_request__init)
+
+    static func cInitialize(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__check_routes_request__init(message)
+    }
+
+    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {
+        vicontinue__v1__check_routes_request__unpack(nil, count, bytes)
+    }
+
+    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__check_routes_request__free_unpacked(message, nil)
+    }
+
+    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+        vicontinue__v1__check_routes_request__get_packed_size(message)
+    }
+
+    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        vicontinue__v1__check_routes_request__pack(message, out)
+    }
+
+    init(cMessage message: UnsafePointer<CMessage>) {
+        self.init()
+    }
+
+    func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
+        _ = message
+    }
+}
+
+extension RouteCheck: ProtoMessage {
+    /// The fully qualified proto name, `vicontinue.v1.RouteCheck`.
+    public static var protoName: String { "vicontinue.v1.RouteCheck" }
+
+    /// Validates and decodes the protobuf wire format.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` when the bytes are malformed, nest deeper than
+    ///   `maximumNestingDepth`, or hold a string that is not NUL-free UTF-8.
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        self = try decodeMessage(Self.self, from: bytes)
+    }
+
+    /// Checks serialized bytes the way `init(serializedBytes:)` does, without decoding them.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` for the first problem found.
+    public static func validate(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        try validateMessage(Self.self, bytes)
+    }
+
+    /// The protobuf wire format of this message.
+    public func serializedBytes() -> [UInt8] {
+        encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
+}
+
+extension RouteCheck: CMessageBridge {
+    typealias CMessage = Vicontinue__V1__RouteCheck
+
+    nonisolated(unsafe) static let cDescriptor = cMessageDescriptor(vicontinue__v1__route_check__init)
+
+    static func cInitialize(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__route_check__init(message)
+    }
+
+    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {
+        vicontinue__v1__route_check__unpack(nil, count, bytes)
+    }
+
+    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__route_check__free_unpacked(message, nil)
+    }
+
+    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+        vicontinue__v1__route_check__get_packed_size(message)
+    }
+
+    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        vicontinue__v1__route_check__pack(message, out)
+    }
+
+    init(cMessage message: UnsafePointer<CMessage>) {
+        let c = message.pointee
+        self.init(
+            routeCount: c.route_count,
+            entityCount: c.entity_count,
+            types: cArray(c.types, c.n_types) { TypeRoute(cMessage: UnsafePointer($0!)) }
+        )
+    }
+
+    func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
+        message.pointee.route_count = self.routeCount
+        message.pointee.entity_count = self.entityCount
+        if !self.types.isEmpty {
+            message.pointee.n_types = self.types.count
+            message.pointee.types = arena.cArray(self.types) { value, arena in arena.cMessage(value) }
+        }
+    }
+}
+
+extension TypeRoute: ProtoMessage {
+    /// The fully qualified proto name, `vicontinue.v1.TypeRoute`.
+    public static var protoName: String { "vicontinue.v1.TypeRoute" }
+
+    /// Validates and decodes the protobuf wire format.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` when the bytes are malformed, nest deeper than
+    ///   `maximumNestingDepth`, or hold a string that is not NUL-free UTF-8.
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        self = try decodeMessage(Self.self, from: bytes)
+    }
+
+    /// Checks serialized bytes the way `init(serializedBytes:)` does, without decoding them.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` for the first problem found.
+    public static func validate(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        try validateMessage(Self.self, bytes)
+    }
+
+    /// The protobuf wire format of this message.
+    public func serializedBytes() -> [UInt8] {
+        encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
+}
+
+extension TypeRoute: CMessageBridge {
+    typealias CMessage = Vicontinue__V1__TypeRoute
+
+    nonisolated(unsafe) static let cDescriptor = cMessageDescriptor(vicontinue__v1__type_route__init)
+
+    static func cInitialize(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__type_route__init(message)
+    }
+
+    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {
+        vicontinue__v1__type_route__unpack(nil, count, bytes)
+    }
+
+    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__v1__type_route__free_unpacked(message, nil)
+    }
+
+    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+        vicontinue__v1__type_route__get_packed_size(message)
+    }
+
+    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        vicontinue__v1__type_route__pack(message, out)
+    }
+
+    init(cMessage message: UnsafePointer<CMessage>) {
+        let c = message.pointee
+        self.init(
+            type: cString(c.type),
+            route: cString(c.route),
+            pattern: cString(c.pattern)
+        )
+    }
+
+    func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
+        if !self.type.isEmpty {
+            message.pointee.type = arena.cString(self.type)
+        }
+        if !self.route.isEmpty {
+            message.pointee.route = arena.cString(self.route)
+        }
+        if !self.pattern.isEmpty {
+            message.pointee.pattern = arena.cString(self.pattern)
+        }
+    }
+}
+
 extension CatalogInfoRequest: ProtoMessage {
     /// The fully qualified proto name, `vicontinue.v1.CatalogInfoRequest`.
     public static var protoName: String { "vicontinue.v1.CatalogInfoRequest" }

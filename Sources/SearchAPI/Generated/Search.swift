@@ -1420,6 +1420,148 @@ public struct CatalogUpdateResponse: Sendable, Hashable {
     }
 }
 
+/// Asks how a URL resolves.
+public struct ExplainRouteRequest: Sendable, Hashable {
+    /// The URL: an app-scheme URL or a universal link.
+    public var url: String = ""
+
+    /// How many candidate routes to report; 0 means 3.
+    public var limit: UInt32 = 0
+
+    /// Creates a `ExplainRouteRequest` with every field at its proto3 default.
+    public init() {}
+
+    /// Creates a `ExplainRouteRequest`; omitted fields take their proto3 defaults.
+    public init(
+        url: String = "",
+        limit: UInt32 = 0
+    ) {
+        self.url = url
+        self.limit = limit
+    }
+}
+
+/// How a URL resolves, and the routes that came closest.
+public struct RouteExplanation: Sendable, Hashable {
+    /// "matched", "fallback" or "refused".
+    public var outcome: String = ""
+
+    /// The matched route and its screen, why it fell back, or why it was refused.
+    public var detail: String = ""
+
+    /// The path that was routed (an app-scheme URL's authority is its first segment); empty when
+    /// the URL could not be read.
+    public var path: String = ""
+
+    /// The closest routes, best first.
+    public var candidates: [RouteCandidate] = []
+
+    /// Creates a `RouteExplanation` with every field at its proto3 default.
+    public init() {}
+
+    /// Creates a `RouteExplanation`; omitted fields take their proto3 defaults.
+    public init(
+        outcome: String = "",
+        detail: String = "",
+        path: String = "",
+        candidates: [RouteCandidate] = []
+    ) {
+        self.outcome = outcome
+        self.detail = detail
+        self.path = path
+        self.candidates = candidates
+    }
+}
+
+/// One route's verdict on a URL.
+public struct RouteCandidate: Sendable, Hashable {
+    /// The route's name.
+    public var route: String = ""
+
+    /// Its pattern.
+    public var pattern: String = ""
+
+    /// How many leading path segments it matched.
+    public var matchedSegments: UInt32 = 0
+
+    /// Why it did not match, or that it matched.
+    public var reason: String = ""
+
+    /// Creates a `RouteCandidate` with every field at its proto3 default.
+    public init() {}
+
+    /// Creates a `RouteCandidate`; omitted fields take their proto3 defaults.
+    public init(
+        route: String = "",
+        pattern: String = "",
+        matchedSegments: UInt32 = 0,
+        reason: String = ""
+    ) {
+        self.route = route
+        self.pattern = pattern
+        self.matchedSegments = matchedSegments
+        self.reason = reason
+    }
+}
+
+/// Asks for the route table checked against the catalog.
+public struct CheckRoutesRequest: Sendable, Hashable {
+    /// Creates a `CheckRoutesRequest` with every field at its proto3 default.
+    public init() {}
+}
+
+/// The route table against the catalog.
+public struct RouteCheck: Sendable, Hashable {
+    /// How many routes the table has.
+    public var routeCount: UInt32 = 0
+
+    /// How many entities the catalog holds.
+    public var entityCount: UInt64 = 0
+
+    /// Every entity type of the catalog, sorted, with the route that opens it.
+    public var types: [TypeRoute] = []
+
+    /// Creates a `RouteCheck` with every field at its proto3 default.
+    public init() {}
+
+    /// Creates a `RouteCheck`; omitted fields take their proto3 defaults.
+    public init(
+        routeCount: UInt32 = 0,
+        entityCount: UInt64 = 0,
+        types: [TypeRoute] = []
+    ) {
+        self.routeCount = routeCount
+        self.entityCount = entityCount
+        self.types = types
+    }
+}
+
+/// The route that opens one entity type.
+public struct TypeRoute: Sendable, Hashable {
+    /// The entity type.
+    public var type: String = ""
+
+    /// The route's name; empty when no route opens the type (its results cannot be opened).
+    public var route: String = ""
+
+    /// The route's pattern; empty with no route.
+    public var pattern: String = ""
+
+    /// Creates a `TypeRoute` with every field at its proto3 default.
+    public init() {}
+
+    /// Creates a `TypeRoute`; omitted fields take their proto3 defaults.
+    public init(
+        type: String = "",
+        route: String = "",
+        pattern: String = ""
+    ) {
+        self.type = type
+        self.route = route
+        self.pattern = pattern
+    }
+}
+
 /// Asks which catalog an instance serves.
 public struct CatalogInfoRequest: Sendable, Hashable {
     /// Creates a `CatalogInfoRequest` with every field at its proto3 default.

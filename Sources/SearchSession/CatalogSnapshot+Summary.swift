@@ -1,4 +1,10 @@
 extension CatalogSnapshot {
+    /// The entity types of the live entities, sorted (from the snapshot's facet counts).
+    public var entityTypes: [String] {
+        let counts = everythingCounts.types
+        return numbering.typeNames.enumerated().filter { counts[$0.offset] > 0 }.map(\.element).sorted()
+    }
+
     /// 16 hex digits summarising every live entity, whole: the wrapping sum of a 64-bit hash of
     /// each entity's log record (CatalogChange+Binary, which sorts attributes), so equal catalogs
     /// give equal digests whatever their segments and order, in every process (no seeded hashing).
