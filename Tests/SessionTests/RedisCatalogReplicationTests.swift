@@ -197,6 +197,28 @@ import Testing
         #expect(seen.count == 69, "results were skipped: \(seen.count) of 69")
     }
 
+    @Test("Redis back without its log: the instance stops serving and refuses writes, saying why")
+    func redisLostItsLog() async throws {
+        let redis = try await RedisTestServer()
+        defer { redis.stop() }
+        let a = Self.instance(redis)
+        defer { a.stop() }
+        #expect(await Self.waitUntil { a.isCaughtUp } != nil)
+        for round in 0..<3 { try a.upsert([Self.album("gone-\(round)", title: "Gone \(round)")]) }
+        await redis.kill()
+        // As if it had run without an append-only file: it comes back empty.
+        for name in try FileManager.default.contentsOfDirectory(atPath: redis.directory) where name.hasPrefix("append")
+        {
+            try FileManager.default.removeItem(atPath: redis.directory + "/" + name)
+        }
+        try await redis.restart()
+        #expect(await Self.waitUntil { !a.isCaughtUp } != nil, "still serving on a log Redis lost")
+        #expect(a.lastError?.contains("lost acknowledged writes") == true, "\(a.lastError ?? "")")
+        let error = #expect(throws: SearchError.self) { try a.upsert([Self.album("after", title: "After")]) }
+        #expect(error?.message.contains("refused until it is restored") == true)
+        #expect(a.engine.snapshot.entity(EntityRef(type: "album", id: "gone-2")) != nil, "reads go on")
+    }
+
     @Test("an instance is not serving until its first read reaches the stream's head")
     func notServingUntilCaughtUp() async throws {
         let redis = try await RedisTestServer()

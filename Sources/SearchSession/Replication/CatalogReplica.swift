@@ -36,6 +36,10 @@ public final class CatalogReplica: CatalogWriter, Sendable {
         /// What each applied change counted, kept until its writer has read it.
         var counts: [UInt64: Int] = [:]
         var lastError: String?
+        /// Set when Redis holds an older log than this instance applied: it lost acknowledged
+        /// writes (restarted without its append-only file), and nothing may be applied or written
+        /// on top of that until it is restored.
+        var lostLog: String?
         var stopped = false
     }
 
@@ -100,6 +104,9 @@ public final class CatalogReplica: CatalogWriter, Sendable {
     private func write(
         _ change: (CatalogSnapshot) throws(SearchError) -> (CatalogChange?, [CatalogUpdate.EntityError])
     ) throws(SearchError) -> CatalogUpdate {
+        if let lost = state.withLock({ $0.lostLog }) {
+            throw SearchError(code: .storage, message: lost + "; catalog writes are refused until it is restored")
+        }
         let snapshot = engine.snapshot
         let (made, errors) = try change(snapshot)
         guard let made else { return CatalogUpdate(applied: 0, catalogVersion: snapshot.version, errors: errors) }
@@ -184,7 +191,16 @@ public final class CatalogReplica: CatalogWriter, Sendable {
                 }
                 guard let link = connection else { continue }
                 if needsGapCheck {
-                    try catchUpIfTrimmed(link)
+                    if let lost = try checkLog(link) {
+                        state.withLock {
+                            $0.lostLog = lost
+                            $0.caughtUp = false
+                        }
+                        if serving.exchange(false, ordering: .relaxed) { onServingChange(false) }
+                        pause(after: lost, backoff: &backoff)
+                        continue
+                    }
+                    state.withLock { $0.lostLog = nil }
                     needsGapCheck = false
                 }
                 let (applied, caughtUp) = state.withLock { ($0.applied, $0.caughtUp) }
@@ -213,15 +229,27 @@ public final class CatalogReplica: CatalogWriter, Sendable {
         }
     }
 
-    /// Takes the folded state when the stream no longer holds the entry after this instance's.
-    private func catchUpIfTrimmed(_ link: RedisConnection) throws {
+    /// Checks the shared log against this instance: takes the folded state when the stream no
+    /// longer holds the entry after this instance's.
+    ///
+    /// - Returns: Why following must stop, when Redis's log ends before what this instance applied
+    ///   (Redis lost acknowledged writes), else `nil`.
+    private func checkLog(_ link: RedisConnection) throws -> String? {
         let applied = appliedPosition
-        let oldest = try RedisCatalogStream.oldestPosition(link.pipeline([stream.oldestCommand])[0])
-        guard let oldest, oldest > applied + 1 else { return }
+        let replies = try link.pipeline([stream.oldestCommand, stream.positionCommand])
+        let head = try RedisCatalogStream.headPosition(replies[1])
+        if head < applied {
+            return
+                "Redis at \(stream.address) holds the catalog log up to entry \(head), but this instance applied "
+                + "\(applied): Redis lost acknowledged writes (restarted without its append-only file?)"
+        }
+        let oldest = try RedisCatalogStream.oldestPosition(replies[0])
+        guard let oldest, oldest > applied + 1 else { return nil }
         let (position, changes) = try RedisCatalogStream.folded(link.pipeline([stream.foldedCommand])[0])
-        guard position > applied else { return }
+        guard position > applied else { return nil }
         _ = engine.applyFollowed(changes.map { (version: position + 1, change: $0) })
         finishApplying(through: position, counts: [:])
+        return nil
     }
 
     private func apply(_ entries: [(position: UInt64, change: CatalogChange)]) {

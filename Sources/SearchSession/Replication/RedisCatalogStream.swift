@@ -94,6 +94,9 @@ final class RedisCatalogStream: Sendable {
         [Array("EVAL".utf8), Self.foldedScript, Array("2".utf8), keys.entities, keys.position]
     }
 
+    /// The command that reads the position of the newest entry written.
+    var positionCommand: [[UInt8]] { [Array("GET".utf8), keys.position] }
+
     /// The command that reads the stream's oldest entry.
     var oldestCommand: [[UInt8]] {
         [Array("XRANGE".utf8), keys.stream, Array("-".utf8), Array("+".utf8), Array("COUNT".utf8), Array("1".utf8)]
@@ -131,6 +134,17 @@ final class RedisCatalogStream: Sendable {
         default:
             throw SearchError(code: .storage, message: "Redis answered XREAD with \(reply)")
         }
+    }
+
+    /// The position a GET of the position key answered: 0 before any write.
+    static func headPosition(_ reply: RedisReply) throws(SearchError) -> UInt64 {
+        switch reply {
+        case .null: return 0
+        case .bulk(let text):
+            if let position = UInt64(String(decoding: text, as: UTF8.self)) { return position }
+        default: break
+        }
+        throw SearchError(code: .storage, message: "Redis answered the catalog log's position with \(reply)")
     }
 
     /// The position of the oldest entry an XRANGE reply holds, `nil` for an empty stream.
