@@ -6,7 +6,10 @@ extension SearchEngine {
     /// and printed once with the built-in model; a client print is compared only with prints of its
     /// model. Text and image rankings are fused by reciprocal rank. Related entities of the top
     /// results (an album's artist, and that artist's upcoming concerts) are added, marked
-    /// ``MatchKind/related``, with half their parent's score. Nothing within threshold → `[]`.
+    /// ``MatchKind/related``, in every third slot after their parent, with the score of the
+    /// result before them: so the sheet mixes types, a related entity never displaces its parent
+    /// or the best direct match, scores fall down the sheet, and the sheet for a smaller limit is
+    /// a prefix of the sheet for a larger one. Nothing within threshold → `[]`.
     ///
     /// - Parameters:
     ///   - request: The descriptor, limit and max distance.
@@ -26,13 +29,19 @@ extension SearchEngine {
         let ranked = counted { alone in
             Ranker.rank(
                 snapshot, groups: groups, mode: .any, prints: prints, maxDistance: request.maxDistance,
-                imageLimit: Self.sheetImageCandidates, topK: limit,
+                imageLimit: Self.sheetImageCandidates, topK: QueryRequest.maximumLimit,
                 splitFrom: alone ? Ranker.matchesWorthASecondCore : .max) ?? []
         }
         return Self.sheet(
             ranked, in: snapshot, groups: groups, limit: limit, locale: request.descriptor.locale, today: today,
             linker: linker)
     }
+
+    /// How many of the best direct matches have their related entities surfaced.
+    static let relatedParents = 3
+    /// The most related entities a sheet surfaces: a third of the longest sheet, whatever the
+    /// limit, so the candidates (and the order) do not depend on it.
+    static let relatedBudget = QueryRequest.maximumLimit / 3
 
     /// How many nearest prints a sheet query fuses (the sheet shows at most 20).
     static let sheetImageCandidates = 100
@@ -138,12 +147,13 @@ extension SearchEngine {
             todayText = t
             return t
         }
-        let primaries = ranked.prefix(limit)
-        var seen = primaries.map(\.doc)
+        let primaries = ranked
+        // A related entity may also be a weaker direct match: shown once, where it comes first.
+        var seen = primaries.prefix(Self.relatedParents).map(\.doc)
         // Related entities of the top primaries: one hop (album → artist) and two (→ concerts).
         var related = [(doc: Int32, score: Float, parent: Int32)]()
-        let relatedBudget = primaries.count >= limit ? max(1, limit / 3) : limit - primaries.count
-        for primary in primaries.prefix(3) where related.count < relatedBudget {
+        let relatedBudget = Self.relatedBudget
+        for primary in primaries.prefix(Self.relatedParents) where related.count < relatedBudget {
             var frontier = [primary.doc]
             for _ in 0..<2 {
                 var next = [Int32]()
@@ -160,28 +170,72 @@ extension SearchEngine {
                 frontier = next
             }
         }
-        let primaryCount = min(primaries.count, limit - related.count)
-        var docs = primaries.prefix(primaryCount).map(\.doc)
-        docs += related.map(\.doc)
+        // One order for every limit (the candidates above come from the longest sheet's ranking,
+        // whatever the limit), cut at the limit: every third slot goes to a related entity whose
+        // parent is already shown, the others to direct matches in ranking order. So the sheet
+        // mixes types, a related entity never displaces its parent or the best direct match, and
+        // a smaller limit gives a prefix of a larger one.
+        enum Slot {
+            case primary(Int)
+            case related(Int)
+        }
+        let parentRank = Dictionary(
+            uniqueKeysWithValues: primaries.prefix(Self.relatedParents).enumerated().map { ($0.element.doc, $0.offset) }
+        )
+        var slots = [Slot]()
+        var placed = [Int32]()
+        var (p, r) = (0, 0)
+        while slots.count < limit && (p < primaries.count || r < related.count) {
+            if p < primaries.count && placed.contains(primaries[p].doc) {
+                p += 1
+                continue
+            }
+            if r < related.count && placed.contains(related[r].doc) {
+                r += 1
+                continue
+            }
+            let relatedReady = r < related.count && (parentRank[related[r].parent] ?? 0) < p
+            if p < primaries.count && (!relatedReady || slots.count % 3 != 2) {
+                slots.append(.primary(p))
+                placed.append(primaries[p].doc)
+                p += 1
+            } else {
+                slots.append(.related(r))
+                placed.append(related[r].doc)
+                r += 1
+            }
+        }
+        let docs = slots.map { slot in
+            switch slot {
+            case .primary(let i): primaries[i].doc
+            case .related(let i): related[i].doc
+            }
+        }
         let links = Self.links(docs, in: snapshot, linker: linker)
         let several = docs.count > 1
         let usable = Ranker.usableGroups(groups)
         var out = [QueryResult]()
         out.reserveCapacity(docs.count)
-        for (position, primary) in primaries.prefix(primaryCount).enumerated() {
-            out.append(
-                result(
-                    primary.doc, in: snapshot, candidate: primary, score: primary.score, parent: nil,
-                    matchedTerms: Ranker.matchedTerms(primary.matchedGroups, groups: groups, usable: usable),
-                    locale: locale, several: several, link: links[position]))
-        }
-        for (position, entry) in related.enumerated() {
-            let (parentSegment, parentDoc) = snapshot.locate(entry.parent)
-            out.append(
-                result(
-                    entry.doc, in: snapshot, candidate: nil, score: entry.score,
-                    parent: snapshot.segments[parentSegment].ref(of: parentDoc), matchedTerms: [], locale: locale,
-                    several: several, link: links[primaryCount + position]))
+        for (position, slot) in slots.enumerated() {
+            switch slot {
+            case .primary(let i):
+                let primary = primaries[i]
+                out.append(
+                    result(
+                        primary.doc, in: snapshot, candidate: primary, score: primary.score, parent: nil,
+                        matchedTerms: Ranker.matchedTerms(primary.matchedGroups, groups: groups, usable: usable),
+                        locale: locale, several: several, link: links[position]))
+            case .related(let i):
+                let entry = related[i]
+                let (parentSegment, parentDoc) = snapshot.locate(entry.parent)
+                // It takes the score of the slot it fills (the result before it), so scores
+                // still fall down the sheet; it never comes first, so there always is one.
+                out.append(
+                    result(
+                        entry.doc, in: snapshot, candidate: nil, score: out.last?.score ?? entry.score,
+                        parent: snapshot.segments[parentSegment].ref(of: parentDoc), matchedTerms: [], locale: locale,
+                        several: several, link: links[position]))
+            }
         }
         return out
     }

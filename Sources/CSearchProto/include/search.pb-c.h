@@ -448,7 +448,8 @@ struct  Vicontinue__V1__QueryResult
    */
   char *deep_link;
   /*
-   * The fused relevance score; higher is better, comparable within one response only.
+   * The fused relevance score; higher is better, comparable within one response only, and never
+   * higher than the result's before it. A related result takes the score of the result before it.
    */
   float score;
   /*

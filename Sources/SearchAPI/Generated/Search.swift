@@ -563,7 +563,8 @@ public struct QueryResult: Sendable, Hashable {
     /// The canonical deep link that opens this entity's content screen.
     public var deepLink: String = ""
 
-    /// The fused relevance score; higher is better, comparable within one response only.
+    /// The fused relevance score; higher is better, comparable within one response only, and never
+    /// higher than the result's before it. A related result takes the score of the result before it.
     public var score: Float = 0
 
     /// How it matched.
