@@ -64,6 +64,13 @@ import Testing
             (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["line"] as? Int
         }
         #expect(numbers == [1, 2, 3, 5, 6, 7, 8])
+        // Every answered line says how long its call took; an error line has no time.
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let took = object["took_ms"] as? Double
+            #expect((object["results"] != nil) == (took != nil), "\(line)")
+            if let took { #expect(took > 0 && took < 10_000) }
+        }
         #expect(lines[1].contains(#""error":"line 2: not a JSON object""#))
         #expect(lines[3].contains(#""error""#) && lines[3].contains("missing.png"))
         #expect(lines[5].contains(#""results":[]"#))

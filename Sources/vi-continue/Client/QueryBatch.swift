@@ -47,8 +47,14 @@ enum QueryBatch {
             var answer: [(String, JSONValue)] = [("line", .int(Int64(line.number)))]
             do throws(CommandFailure) {
                 let request = try self.request(line)
+                let clock = ContinuousClock()
+                let started = clock.now
                 let response = try await backend.perform { try await $0.query(request) }
+                // The call as this client saw it (over the wire, or in this process), to 0.001 ms.
+                let took = clock.now - started
+                let milliseconds = Double(took.components.seconds) * 1000 + Double(took.components.attoseconds) / 1e15
                 answer.append(("results", .array(response.results.map(SearchOutput.json))))
+                answer.append(("took_ms", .double((milliseconds * 1000).rounded() / 1000)))
             } catch {
                 answer.append(("error", .string(error.message)))
             }

@@ -35,6 +35,7 @@ enum Snapshot {
             (#"("expires_at_unix_ms":)\d+"#, "$1<expires>"),
             (#"127\.0\.0\.1:\d+"#, "127.0.0.1:<port>"),
             (#"("catalog_version":)\d+"#, "$1<version>"),
+            (#"("took_ms":)[0-9.e+-]+"#, "$1<ms>"),
             (#"(catalog version:\s+)\d+"#, "$1<version>"),
         ]
         for (pattern, template) in rules {
