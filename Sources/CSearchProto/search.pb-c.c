@@ -2513,7 +2513,7 @@ const ProtobufCMessageDescriptor vicontinue__v1__query_result__descriptor =
   (ProtobufCMessageInit) vicontinue__v1__query_result__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor vicontinue__v1__capture_request__field_descriptors[3] =
+static const ProtobufCFieldDescriptor vicontinue__v1__capture_request__field_descriptors[4] =
 {
   {
     "descriptor",
@@ -2551,16 +2551,29 @@ static const ProtobufCFieldDescriptor vicontinue__v1__capture_request__field_des
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "max_distance",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Vicontinue__V1__CaptureRequest, max_distance_option_case),
+    offsetof(Vicontinue__V1__CaptureRequest, max_distance),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned vicontinue__v1__capture_request__field_indices_by_name[] = {
   0,   /* field[0] = descriptor */
+  3,   /* field[3] = max_distance */
   2,   /* field[2] = max_facet_values */
   1,   /* field[1] = page_size */
 };
 static const ProtobufCIntRange vicontinue__v1__capture_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor vicontinue__v1__capture_request__descriptor =
 {
@@ -2570,7 +2583,7 @@ const ProtobufCMessageDescriptor vicontinue__v1__capture_request__descriptor =
   "Vicontinue__V1__CaptureRequest",
   "vicontinue.v1",
   sizeof(Vicontinue__V1__CaptureRequest),
-  3,
+  4,
   vicontinue__v1__capture_request__field_descriptors,
   vicontinue__v1__capture_request__field_indices_by_name,
   1,  vicontinue__v1__capture_request__number_ranges,

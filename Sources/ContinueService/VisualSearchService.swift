@@ -88,7 +88,7 @@ public struct VisualSearchService: Sendable {
                 let state = try await mappingErrors { () async throws(SearchError) in
                     try await sessions.capture(
                         descriptor, pageSize: Int(request.pageSize), maxFacetValues: Int(request.maxFacetValues),
-                        linker: linker)
+                        maxDistance: request.maxDistance, linker: linker)
                 }
                 return SearchAPI.SearchState(state)
             },

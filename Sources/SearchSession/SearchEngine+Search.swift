@@ -227,7 +227,8 @@ extension SearchEngine {
     /// What the groups and the session's prints match, in document order.
     static func matches(_ groups: [TextGroup], context: RelaxationContext) -> Matches {
         Ranker.rank(
-            context.snapshot, groups: groups, mode: .all, prints: context.prints, maxDistance: nil,
+            context.snapshot, groups: groups, mode: .all, prints: context.prints,
+            maxDistance: context.session.maxDistance,
             imageLimit: Self.searchImageCandidates, ordered: false,
             splitFrom: context.splitting ? Ranker.matchesWorthASecondCore : .max
         ).map(Matches.some) ?? .everything

@@ -39,9 +39,13 @@ public final class SearchSessions: Sendable {
     /// - Throws: ``SearchError/Code/invalidArgument`` for a malformed descriptor;
     ///   ``SearchError/Code/storage`` when the session cannot be stored.
     public func capture(
-        _ descriptor: Descriptor, pageSize: Int = 0, maxFacetValues: Int = 0, linker: EntityLinker? = nil
+        _ descriptor: Descriptor, pageSize: Int = 0, maxFacetValues: Int = 0, maxDistance: Float? = nil,
+        linker: EntityLinker? = nil
     ) async throws(SearchError) -> SearchState {
         if pageSize < 0 { throw .invalid("page size \(pageSize) must not be negative") }
+        if let maxDistance, !(maxDistance.isFinite && maxDistance >= 0) {
+            throw .invalid("max distance \(maxDistance) must be a finite number ≥ 0")
+        }
         if maxFacetValues < 0 { throw .invalid("max facet values \(maxFacetValues) must not be negative") }
         let prints = try SearchEngine.prints(of: descriptor, in: engine.snapshot)
         let now = engine.nowMs()
@@ -50,7 +54,7 @@ public final class SearchSessions: Sendable {
             id: SessionRecord.newID(), labels: descriptor.labels.filter { !$0.text.isEmpty }, prints: prints,
             source: descriptor.source, locale: descriptor.locale,
             pageSize: pageSize == 0 ? SearchEngine.defaultPageSize : min(pageSize, Self.maximumPageSize),
-            createdAtUnixMs: now, expiresAtUnixMs: now + ttlMs)
+            createdAtUnixMs: now, expiresAtUnixMs: now + ttlMs, maxDistance: maxDistance)
         // The session is stored while its first page is searched: the store's commit (an fsync
         // for SQLite, a round trip for Redis) overlaps the search instead of adding to it. The
         // page is answered only once the session is stored.

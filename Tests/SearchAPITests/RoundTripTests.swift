@@ -91,6 +91,7 @@ import Testing
         Sample(entityRef),
         Sample(queryResult),
         Sample(CaptureRequest(descriptor: descriptor, pageSize: 100)),
+        Sample(CaptureRequest(descriptor: descriptor, maxFacetValues: 3, maxDistance: 0), "max distance 0 is set"),
         Sample(
             SearchRequest(
                 sessionID: "s-1",

@@ -201,6 +201,33 @@ import Testing
         #expect(state.results.first?.match == .image)
         #expect(state.relaxations.isEmpty)
     }
+
+    @Test("a capture's max distance is kept with the session and applies to every page")
+    func captureHonoursMaxDistance() async throws {
+        let covers = (0..<6).map { RGBImage.scene(seed: UInt64(300 + $0), width: 120, height: 90) }
+        let engine = SearchEngine(
+            entities: covers.enumerated().map { i, c in
+                Entity(type: "album", id: "c\(i)", title: "Cover \(i)", prints: [FeaturePrinter.print(c.buffer)])
+            })
+        let store = InMemorySessionStore()
+        let sessions = SearchSessions(engine: engine, store: store)
+        let photo = covers[3].map { $0 * 1.1 }
+        let bounded = try await sessions.capture(Descriptor(pixelBuffer: photo.buffer, source: .camera), pageSize: 2)
+        #expect(bounded.results.map(\.entity.id) == ["c3"], "the default bound keeps the other covers out")
+        // A wider bound lets every cover in, on the first page and on every refinement after it.
+        let wide = try await sessions.capture(
+            Descriptor(pixelBuffer: photo.buffer, source: .camera), pageSize: 2, maxDistance: 4)
+        #expect(try await store.load(id: wide.sessionID, nowUnixMs: engine.nowMs()).maxDistance == 4)
+        #expect(wide.results.first?.entity.id == "c3")
+        #expect(wide.totalHits == 6)
+        let refined = try await sessions.search(SearchRequest(sessionID: wide.sessionID, entityTypes: ["album"]))
+        #expect(refined.totalHits == 6)
+        let next = try await sessions.search(SearchRequest(sessionID: wide.sessionID, pageToken: wide.nextPageToken))
+        #expect(next.results.count == 2 && !next.results.contains { $0.entity.id == "c3" })
+        await #expect(throws: SearchError.self) {
+            try await sessions.capture(Descriptor(pixelBuffer: photo.buffer, source: .camera), maxDistance: -1)
+        }
+    }
 }
 
 extension RGBImage {

@@ -479,6 +479,12 @@ struct  Vicontinue__V1__QueryResult
     , NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, VICONTINUE__V1__MATCH_KIND__MATCH_KIND_UNSPECIFIED, 0,NULL, NULL, (char *)protobuf_c_empty_string, VICONTINUE__V1__QUERY_RESULT__DISTANCE_OPTION__NOT_SET, {0} }
 
 
+typedef enum {
+  VICONTINUE__V1__CAPTURE_REQUEST__MAX_DISTANCE_OPTION__NOT_SET = 0,
+  VICONTINUE__V1__CAPTURE_REQUEST__MAX_DISTANCE_OPTION_MAX_DISTANCE = 4
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(VICONTINUE__V1__CAPTURE_REQUEST__MAX_DISTANCE_OPTION__CASE)
+} Vicontinue__V1__CaptureRequest__MaxDistanceOptionCase;
+
 /*
  * "More results": capture a descriptor into a session.
  */
@@ -497,10 +503,14 @@ struct  Vicontinue__V1__CaptureRequest
    * The most values each facet lists; 0 means the default (100). See SearchRequest.
    */
   uint32_t max_facet_values;
+  Vicontinue__V1__CaptureRequest__MaxDistanceOptionCase max_distance_option_case;
+  union {
+    float max_distance;
+  };
 };
 #define VICONTINUE__V1__CAPTURE_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__capture_request__descriptor) \
-    , NULL, 0, 0 }
+    , NULL, 0, 0, VICONTINUE__V1__CAPTURE_REQUEST__MAX_DISTANCE_OPTION__NOT_SET, {0} }
 
 
 typedef enum {

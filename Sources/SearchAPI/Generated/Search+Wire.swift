@@ -719,7 +719,8 @@ extension CaptureRequest: CMessageBridge {
         self.init(
             descriptor: c.descriptor.map { Descriptor(cMessage: UnsafePointer($0)) },
             pageSize: c.page_size,
-            maxFacetValues: c.max_facet_values
+            maxFacetValues: c.max_facet_values,
+            maxDistance: c.max_distance_option_case.rawValue == 4 ? c.max_distance : nil
         )
     }
 
@@ -729,6 +730,10 @@ extension CaptureRequest: CMessageBridge {
         }
         message.pointee.page_size = self.pageSize
         message.pointee.max_facet_values = self.maxFacetValues
+        if let value = self.maxDistance {
+            message.pointee.max_distance_option_case = .init(rawValue: 4)
+            message.pointee.max_distance = value
+        }
     }
 }
 

@@ -626,6 +626,10 @@ public struct CaptureRequest: Sendable, Hashable {
     /// The most values each facet lists; 0 means the default (100). See SearchRequest.
     public var maxFacetValues: UInt32 = 0
 
+    /// The largest feature-print distance an image match may have, as in QueryRequest; the session
+    /// keeps it, so every page and refinement applies it. Unset: the engine's default.
+    public var maxDistance: Float?
+
     /// Creates a `CaptureRequest` with every field at its proto3 default.
     public init() {}
 
@@ -633,11 +637,13 @@ public struct CaptureRequest: Sendable, Hashable {
     public init(
         descriptor: Descriptor? = nil,
         pageSize: UInt32 = 0,
-        maxFacetValues: UInt32 = 0
+        maxFacetValues: UInt32 = 0,
+        maxDistance: Float? = nil
     ) {
         self.descriptor = descriptor
         self.pageSize = pageSize
         self.maxFacetValues = maxFacetValues
+        self.maxDistance = maxDistance
     }
 }
 

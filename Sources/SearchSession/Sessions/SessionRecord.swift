@@ -21,11 +21,14 @@ public struct SessionRecord: Hashable, Sendable, Codable {
     public var createdAtUnixMs: Int64
     /// When it expires, in Unix milliseconds.
     public var expiresAtUnixMs: Int64
+    /// The largest print distance an image match may have, if the capture set one (sessions
+    /// stored before it existed read back without).
+    public var maxDistance: Float?
 
     /// Creates a record.
     public init(
         id: String, labels: [Label], prints: [FeaturePrint], source: Source, locale: String, queryText: String = "",
-        pageSize: Int, createdAtUnixMs: Int64, expiresAtUnixMs: Int64
+        pageSize: Int, createdAtUnixMs: Int64, expiresAtUnixMs: Int64, maxDistance: Float? = nil
     ) {
         self.id = id
         self.labels = labels
@@ -36,6 +39,7 @@ public struct SessionRecord: Hashable, Sendable, Codable {
         self.pageSize = pageSize
         self.createdAtUnixMs = createdAtUnixMs
         self.expiresAtUnixMs = expiresAtUnixMs
+        self.maxDistance = maxDistance
     }
 
     /// A new random session id: 128 bits from the system's cryptographically secure generator

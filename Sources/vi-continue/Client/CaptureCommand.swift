@@ -19,6 +19,9 @@ enum CaptureCommand {
             """,
         options: DescriptorOptions.specs + [
             OptionSpec("page-size", valueName: "N", help: "Results per page (default 20, at most 100)."),
+            OptionSpec(
+                "max-distance", valueName: "D",
+                help: "The largest feature-print distance of an image match, kept for every page."),
             ClientOptions.catalog, ClientOptions.routes,
         ] + ClientOptions.remote,
         flags: [ClientOptions.json])
@@ -27,6 +30,7 @@ enum CaptureCommand {
         await runClientCommand { () throws(CommandFailure) in
             var request = CaptureRequest(descriptor: try DescriptorOptions.descriptor(arguments))
             request.pageSize = try SearchCommand.pageSize(arguments) ?? 0
+            request.maxDistance = try QueryCommand.maxDistance(arguments)
             let backend = try ClientOptions.searchBackend(arguments)
             return try await withBackend(backend) { backend throws(CommandFailure) in
                 let state = try await backend.perform { try await $0.capture(request) }

@@ -52,12 +52,7 @@ enum QueryCommand {
                 guard let number = UInt32(limit), number > 0 else { throw .usage("--limit must be a whole number ≥ 1") }
                 request.limit = number
             }
-            if let distance = arguments.value("max-distance") {
-                guard let number = Float(distance), number.isFinite, number >= 0 else {
-                    throw .usage("--max-distance must be a number ≥ 0")
-                }
-                request.maxDistance = number
-            }
+            request.maxDistance = try maxDistance(arguments)
             let backend = try ClientOptions.searchBackend(arguments)
             return try await withBackend(backend) { backend throws(CommandFailure) in
                 let response = try await backend.perform { try await $0.query(request) }
@@ -70,5 +65,14 @@ enum QueryCommand {
                 return response.results.isEmpty ? ExitCode.notFound : ExitCode.ok
             }
         }
+    }
+
+    /// `--max-distance`, if given.
+    static func maxDistance(_ arguments: ParsedArguments) throws(CommandFailure) -> Float? {
+        guard let distance = arguments.value("max-distance") else { return nil }
+        guard let number = Float(distance), number.isFinite, number >= 0 else {
+            throw .usage("--max-distance must be a number ≥ 0")
+        }
+        return number
     }
 }
