@@ -148,28 +148,7 @@ extension SearchEngine {
             return t
         }
         let primaries = ranked
-        // A related entity may also be a weaker direct match: shown once, where it comes first.
-        var seen = primaries.prefix(Self.relatedParents).map(\.doc)
-        // Related entities of the top primaries: one hop (album → artist) and two (→ concerts).
-        var related = [(doc: Int32, score: Float, parent: Int32)]()
-        let relatedBudget = Self.relatedBudget
-        for primary in primaries.prefix(Self.relatedParents) where related.count < relatedBudget {
-            var frontier = [primary.doc]
-            for _ in 0..<2 {
-                var next = [Int32]()
-                for doc in frontier {
-                    for neighbour in Self.related(of: doc, in: snapshot) {
-                        guard !seen.contains(neighbour) else { continue }
-                        next.append(neighbour)
-                        guard related.count < relatedBudget, isCurrent(neighbour, in: snapshot, today: cachedToday)
-                        else { continue }
-                        seen.append(neighbour)
-                        related.append((neighbour, primary.score * 0.5, primary.doc))
-                    }
-                }
-                frontier = next
-            }
-        }
+        var related = RelatedWalk(parents: primaries.prefix(Self.relatedParents), budget: Self.relatedBudget)
         // One order for every limit (the candidates above come from the longest sheet's ranking,
         // whatever the limit), cut at the limit: every third slot goes to a related entity whose
         // parent is already shown, the others to direct matches in ranking order. So the sheet
@@ -185,32 +164,30 @@ extension SearchEngine {
         var slots = [Slot]()
         var placed = [Int32]()
         var (p, r) = (0, 0)
-        while slots.count < limit && (p < primaries.count || r < related.count) {
+        while slots.count < limit {
+            // The walk finds related entities only as far as the sheet needs them (one ahead).
+            let nextRelated = related.entry(r, in: snapshot, today: cachedToday)
+            if p == primaries.count && nextRelated == nil { break }
             if p < primaries.count && placed.contains(primaries[p].doc) {
                 p += 1
                 continue
             }
-            if r < related.count && placed.contains(related[r].doc) {
+            if let entry = nextRelated, placed.contains(entry.doc) {
                 r += 1
                 continue
             }
-            let relatedReady = r < related.count && (parentRank[related[r].parent] ?? 0) < p
+            let relatedReady = nextRelated.map { (parentRank[$0.parent] ?? 0) < p } ?? false
             if p < primaries.count && (!relatedReady || slots.count % 3 != 2) {
                 slots.append(.primary(p))
                 placed.append(primaries[p].doc)
                 p += 1
             } else {
                 slots.append(.related(r))
-                placed.append(related[r].doc)
+                placed.append(related.found[r].doc)
                 r += 1
             }
         }
-        let docs = slots.map { slot in
-            switch slot {
-            case .primary(let i): primaries[i].doc
-            case .related(let i): related[i].doc
-            }
-        }
+        let docs = placed
         let links = Self.links(docs, in: snapshot, linker: linker)
         let several = docs.count > 1
         let usable = Ranker.usableGroups(groups)
@@ -226,7 +203,7 @@ extension SearchEngine {
                         matchedTerms: Ranker.matchedTerms(primary.matchedGroups, groups: groups, usable: usable),
                         locale: locale, several: several, link: links[position]))
             case .related(let i):
-                let entry = related[i]
+                let entry = related.found[i]
                 let (parentSegment, parentDoc) = snapshot.locate(entry.parent)
                 // It takes the score of the slot it fills (the result before it), so scores
                 // still fall down the sheet; it never comes first, so there always is one.
@@ -301,5 +278,51 @@ extension SearchEngine {
                 continuation.finish(throwing: error)
             }
         }
+    }
+}
+
+/// The related entities of a sheet's best direct matches (an album's artist, that artist's
+/// upcoming concerts), in one fixed order, found only as far as they are asked for: each parent's
+/// neighbours one hop away, then two, skipping what was already found and what is not current.
+struct RelatedWalk {
+    /// The direct matches whose related entities are surfaced, best first.
+    let parents: ArraySlice<Candidate>
+    /// The most entities the walk finds.
+    let budget: Int
+    /// What was found, in order: the entity, its score (half its parent's) and its parent.
+    private(set) var found: [(doc: Int32, score: Float, parent: Int32)] = []
+    private var seen: [Int32]
+    private var nextParent: Int
+    private var queue: [Int32] = []
+    private var queued = 0
+
+    init(parents: ArraySlice<Candidate>, budget: Int) {
+        self.parents = parents
+        self.budget = budget
+        seen = parents.map(\.doc)
+        nextParent = parents.startIndex
+    }
+
+    /// The `index`th related entity, found now if not yet; `nil` past the last.
+    mutating func entry(
+        _ index: Int, in snapshot: CatalogSnapshot, today: () -> String
+    ) -> (doc: Int32, score: Float, parent: Int32)? {
+        while found.count <= index && found.count < budget {
+            if queued == queue.count {
+                guard nextParent < parents.endIndex else { return nil }
+                let hop1 = SearchEngine.related(of: parents[nextParent].doc, in: snapshot)
+                queue = hop1 + hop1.flatMap { SearchEngine.related(of: $0, in: snapshot) }
+                queued = 0
+                nextParent += 1
+                continue
+            }
+            let doc = queue[queued]
+            queued += 1
+            guard !seen.contains(doc), SearchEngine.isCurrent(doc, in: snapshot, today: today) else { continue }
+            seen.append(doc)
+            let parent = parents[nextParent - 1]
+            found.append((doc, parent.score * 0.5, parent.doc))
+        }
+        return index < found.count ? found[index] : nil
     }
 }
