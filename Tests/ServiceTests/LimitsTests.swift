@@ -110,16 +110,8 @@ extension ServeProcessTests {
                 ["--query-cache", "lots"], ["--max-calls-per-peer", "0"],
             ])
         func badLimits(_ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = ServerProcess.executable
-            process.arguments = ["serve", "--port", "0", "--unix-socket", "none", "--store", "memory"] + arguments
-            let stderr = Pipe()
-            process.standardError = stderr
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 2)
+            let (status, text) = try ServerProcess.failedStart(["--store", "memory"] + arguments)
+            #expect(status == 2)
             #expect(text.contains("error: \(arguments[0]) must be"), "\(text)")
         }
     }

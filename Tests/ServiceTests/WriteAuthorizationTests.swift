@@ -107,16 +107,8 @@ import WireProtocol
         let file = try TokenFile()
         defer { file.remove() }
         try "\n".write(toFile: file.path, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = ["serve", "--port", "0", "--unix-socket", "none", "--write-token-file", file.path]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 2)
+        let (status, text) = try ServerProcess.failedStart(["--write-token-file", file.path])
+        #expect(status == 2)
         #expect(text.contains("error: --write-token-file: the token file \(file.path): the token is empty"), "\(text)")
     }
 

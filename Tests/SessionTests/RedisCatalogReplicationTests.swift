@@ -36,65 +36,68 @@ import Testing
         return nil
     }
 
+    /// Runs `body` with a Redis of its own and two caught-up instances on it, stopped afterwards.
+    static func withTwoInstances(
+        _ body: (RedisTestServer, CatalogReplica, CatalogReplica) async throws -> Void
+    ) async throws {
+        let redis = try await RedisTestServer()
+        defer { redis.stop() }
+        let a = instance(redis)
+        let b = instance(redis)
+        defer {
+            a.stop()
+            b.stop()
+        }
+        #expect(await waitUntil { a.isCaughtUp && b.isCaughtUp } != nil)
+        try await body(redis, a, b)
+    }
+
     static func album(_ id: String, title: String) -> Entity {
         Entity(type: "album", id: id, title: title, category: "Music/Rock", tags: ["shared"])
     }
 
     @Test("a write on A is visible on A when it returns and on B within 250 ms, at the same version")
     func writeOnAServedByB() async throws {
-        let redis = try await RedisTestServer()
-        defer { redis.stop() }
-        let a = Self.instance(redis)
-        let b = Self.instance(redis)
-        defer {
-            a.stop()
-            b.stop()
-        }
-        #expect(await Self.waitUntil { a.isCaughtUp && b.isCaughtUp } != nil)
-        var lags = [Duration]()
-        for round in 0..<20 {
-            let update = try a.upsert([Self.album("new-\(round)", title: "New \(round)")])
-            #expect(update.applied == 1)
-            #expect(update.catalogVersion == UInt64(round) + 2)
-            #expect(a.engine.snapshot.entity(EntityRef(type: "album", id: "new-\(round)")) != nil, "read your write")
-            let lag = await Self.waitUntil(seconds: 5) { b.engine.snapshot.version == update.catalogVersion }
-            lags.append(try #require(lag))
-        }
-        let worst = lags.max()!
-        #expect(worst < .milliseconds(250), "B served A's write after \(worst)")
-        #expect(Self.contents(a) == Self.contents(b))
+        try await Self.withTwoInstances { _, a, b in
+            var lags = [Duration]()
+            for round in 0..<20 {
+                let update = try a.upsert([Self.album("new-\(round)", title: "New \(round)")])
+                #expect(update.applied == 1)
+                #expect(update.catalogVersion == UInt64(round) + 2)
+                #expect(
+                    a.engine.snapshot.entity(EntityRef(type: "album", id: "new-\(round)")) != nil, "read your write")
+                let lag = await Self.waitUntil(seconds: 5) { b.engine.snapshot.version == update.catalogVersion }
+                lags.append(try #require(lag))
+            }
+            let worst = lags.max()!
+            #expect(worst < .milliseconds(250), "B served A's write after \(worst)")
+            #expect(Self.contents(a) == Self.contents(b))
 
-        let removed = try b.delete([EntityRef(type: "album", id: "base-3"), EntityRef(type: "album", id: "nope")])
-        #expect(removed.applied == 1 && removed.errors.count == 1)
-        #expect(await Self.waitUntil { a.engine.snapshot.version == removed.catalogVersion } != nil)
-        #expect(a.engine.snapshot.entity(EntityRef(type: "album", id: "base-3")) == nil)
+            let removed = try b.delete([EntityRef(type: "album", id: "base-3"), EntityRef(type: "album", id: "nope")])
+            #expect(removed.applied == 1 && removed.errors.count == 1)
+            #expect(await Self.waitUntil { a.engine.snapshot.version == removed.catalogVersion } != nil)
+            #expect(a.engine.snapshot.entity(EntityRef(type: "album", id: "base-3")) == nil)
+        }
     }
 
     @Test("two writers racing on one entity end in the same state on every instance")
     func racingWriters() async throws {
-        let redis = try await RedisTestServer()
-        defer { redis.stop() }
-        let a = Self.instance(redis)
-        let b = Self.instance(redis)
-        defer {
-            a.stop()
-            b.stop()
-        }
-        #expect(await Self.waitUntil { a.isCaughtUp && b.isCaughtUp } != nil)
-        await withTaskGroup(of: Void.self) { group in
-            for (name, replica) in [("a", a), ("b", b)] {
-                group.addTask {
-                    for round in 0..<40 {
-                        _ = try? replica.upsert([Self.album("contested", title: "\(name) \(round)")])
-                        if round % 5 == 0 { _ = try? replica.delete([EntityRef(type: "album", id: "contested")]) }
+        try await Self.withTwoInstances { _, a, b in
+            await withTaskGroup(of: Void.self) { group in
+                for (name, replica) in [("a", a), ("b", b)] {
+                    group.addTask {
+                        for round in 0..<40 {
+                            _ = try? replica.upsert([Self.album("contested", title: "\(name) \(round)")])
+                            if round % 5 == 0 { _ = try? replica.delete([EntityRef(type: "album", id: "contested")]) }
+                        }
                     }
                 }
             }
+            #expect(
+                await Self.waitUntil { a.appliedPosition == b.appliedPosition && a.appliedPosition > 0 } != nil)
+            #expect(a.engine.snapshot.version == b.engine.snapshot.version)
+            #expect(Self.contents(a) == Self.contents(b))
         }
-        #expect(
-            await Self.waitUntil { a.appliedPosition == b.appliedPosition && a.appliedPosition > 0 } != nil)
-        #expect(a.engine.snapshot.version == b.engine.snapshot.version)
-        #expect(Self.contents(a) == Self.contents(b))
     }
 
     @Test("an instance that starts after the stream was trimmed catches up from the folded state")
@@ -127,74 +130,61 @@ import Testing
 
     @Test("Redis down: writes fail with a storage error, reads go on; Redis back: writes resume, all converge")
     func redisDownAndBack() async throws {
-        let redis = try await RedisTestServer()
-        defer { redis.stop() }
-        let a = Self.instance(redis)
-        let b = Self.instance(redis)
-        defer {
-            a.stop()
-            b.stop()
+        try await Self.withTwoInstances { redis, a, b in
+            let before = try a.upsert([Self.album("kept", title: "Kept")])
+            #expect(await Self.waitUntil { b.engine.snapshot.version == before.catalogVersion } != nil)
+
+            await redis.kill()
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = #expect(throws: SearchError.self) { try a.upsert([Self.album("lost", title: "Lost")]) }
+            #expect(error?.code == .storage)
+            #expect(error?.message.contains("unreachable") == true, "\(String(describing: error))")
+            #expect(clock.now - start < .seconds(3))
+            #expect(a.engine.snapshot.entity(EntityRef(type: "album", id: "kept")) != nil, "reads go on")
+            #expect(a.isCaughtUp, "a cut-off instance keeps serving what it has")
+
+            try await redis.restart()
+            let after = try await retrying { try b.upsert([Self.album("after", title: "After")]) }
+            #expect(after.catalogVersion == before.catalogVersion + 1, "the acknowledged write survived the restart")
+            #expect(await Self.waitUntil { a.engine.snapshot.version == after.catalogVersion } != nil)
+            #expect(Self.contents(a) == Self.contents(b))
+            #expect(a.engine.snapshot.entity(EntityRef(type: "album", id: "lost")) == nil)
         }
-        #expect(await Self.waitUntil { a.isCaughtUp && b.isCaughtUp } != nil)
-        let before = try a.upsert([Self.album("kept", title: "Kept")])
-        #expect(await Self.waitUntil { b.engine.snapshot.version == before.catalogVersion } != nil)
-
-        await redis.kill()
-        let clock = ContinuousClock()
-        let start = clock.now
-        let error = #expect(throws: SearchError.self) { try a.upsert([Self.album("lost", title: "Lost")]) }
-        #expect(error?.code == .storage)
-        #expect(error?.message.contains("unreachable") == true, "\(String(describing: error))")
-        #expect(clock.now - start < .seconds(3))
-        #expect(a.engine.snapshot.entity(EntityRef(type: "album", id: "kept")) != nil, "reads go on")
-        #expect(a.isCaughtUp, "a cut-off instance keeps serving what it has")
-
-        try await redis.restart()
-        let after = try await retrying { try b.upsert([Self.album("after", title: "After")]) }
-        #expect(after.catalogVersion == before.catalogVersion + 1, "the acknowledged write survived the restart")
-        #expect(await Self.waitUntil { a.engine.snapshot.version == after.catalogVersion } != nil)
-        #expect(Self.contents(a) == Self.contents(b))
-        #expect(a.engine.snapshot.entity(EntityRef(type: "album", id: "lost")) == nil)
     }
 
     @Test("after writes and merges, a page token handed out by A pages on B: no repeat, no skip")
     func pageTokenAcrossInstances() async throws {
-        let redis = try await RedisTestServer()
-        defer { redis.stop() }
-        let a = Self.instance(redis)
-        let b = Self.instance(redis)
-        defer {
-            a.stop()
-            b.stop()
-        }
-        #expect(await Self.waitUntil { a.isCaughtUp && b.isCaughtUp } != nil)
-        // Enough one-entity writes that the policy merges segments several times over.
-        for round in 0..<70 {
-            try (round % 2 == 0 ? a : b).upsert([Self.album("page-\(round)", title: "Paged \(round)")])
-        }
-        try a.delete([EntityRef(type: "album", id: "page-3"), EntityRef(type: "album", id: "base-5")])
-        #expect(await Self.waitUntil { b.appliedPosition == a.appliedPosition } != nil)
-        #expect(a.engine.snapshot.segments.count < 70, "no merge happened; the test needs them")
-        #expect(a.engine.snapshot.generation == b.engine.snapshot.generation)
-
-        let session = SessionRecord(
-            id: "s", labels: [Label("shared", confidence: 0.9)], prints: [], source: .camera, locale: "",
-            pageSize: 10, createdAtUnixMs: 0, expiresAtUnixMs: .max)
-        var token = ""
-        var seen = [EntityRef]()
-        repeat {
-            let onA = try a.engine.search(session: session, request: SearchRequest(sessionID: "s", pageToken: token))
-            if !token.isEmpty {
-                // The same page, asked of the other instance.
-                let onB = try b.engine.search(
-                    session: session, request: SearchRequest(sessionID: "s", pageToken: token))
-                #expect(onB.results.map(\.entity) == onA.results.map(\.entity))
+        try await Self.withTwoInstances { _, a, b in
+            // Enough one-entity writes that the policy merges segments several times over.
+            for round in 0..<70 {
+                try (round % 2 == 0 ? a : b).upsert([Self.album("page-\(round)", title: "Paged \(round)")])
             }
-            seen += onA.results.map(\.entity)
-            token = onA.nextPageToken
-        } while !token.isEmpty
-        #expect(seen.count == Set(seen).count, "a result repeated")
-        #expect(seen.count == 69, "results were skipped: \(seen.count) of 69")
+            try a.delete([EntityRef(type: "album", id: "page-3"), EntityRef(type: "album", id: "base-5")])
+            #expect(await Self.waitUntil { b.appliedPosition == a.appliedPosition } != nil)
+            #expect(a.engine.snapshot.segments.count < 70, "no merge happened; the test needs them")
+            #expect(a.engine.snapshot.generation == b.engine.snapshot.generation)
+
+            let session = SessionRecord(
+                id: "s", labels: [Label("shared", confidence: 0.9)], prints: [], source: .camera, locale: "",
+                pageSize: 10, createdAtUnixMs: 0, expiresAtUnixMs: .max)
+            var token = ""
+            var seen = [EntityRef]()
+            repeat {
+                let onA = try a.engine.search(
+                    session: session, request: SearchRequest(sessionID: "s", pageToken: token))
+                if !token.isEmpty {
+                    // The same page, asked of the other instance.
+                    let onB = try b.engine.search(
+                        session: session, request: SearchRequest(sessionID: "s", pageToken: token))
+                    #expect(onB.results.map(\.entity) == onA.results.map(\.entity))
+                }
+                seen += onA.results.map(\.entity)
+                token = onA.nextPageToken
+            } while !token.isEmpty
+            #expect(seen.count == Set(seen).count, "a result repeated")
+            #expect(seen.count == 69, "results were skipped: \(seen.count) of 69")
+        }
     }
 
     @Test("Redis back without its log: the instance stops serving and refuses writes, saying why")

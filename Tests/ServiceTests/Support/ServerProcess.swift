@@ -69,6 +69,21 @@ final class ServerProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
+    /// Runs `vi-continue serve --port 0 --unix-socket none ARGUMENTS` expecting it to stop at
+    /// start (a bad option), and returns its exit status and standard error.
+    static func failedStart(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve", "--port", "0", "--unix-socket", "none"] + arguments
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
     var pid: Int32 { process.processIdentifier }
 
     /// Everything the server wrote to standard error so far, one element per line.
