@@ -85,7 +85,7 @@ enum CatalogCommand {
                 "\(path) has \(rejections.count) bad line\(rejections.count == 1 ? "" : "s"); nothing was sent")
         }
         if file.items.isEmpty, strict { throw .usage("\(path) holds no entities") }
-        let backend = try ClientOptions.writerBackend(arguments)
+        let backend = try ClientOptions.remoteBackend(arguments, writing: true)
         return try await withBackend(backend) { backend throws(CommandFailure) in
             var applied = 0
             var version: UInt64 = 0
@@ -132,7 +132,7 @@ enum CatalogCommand {
         var refs: [EntityRef] = []
         for argument in arguments.positionals { refs.append(try EntityArgument.parse(argument)) }
         guard !refs.isEmpty else { throw .usage("name at least one entity as type:id") }
-        let backend = try ClientOptions.writerBackend(arguments)
+        let backend = try ClientOptions.remoteBackend(arguments, writing: true)
         return try await withBackend(backend) { backend throws(CommandFailure) in
             let response = try await backend.perform {
                 try await $0.deleteEntities(DeleteEntitiesRequest(entities: refs))

@@ -45,22 +45,17 @@ enum ClientOptions {
     }
 
     /// A connection to the server named by `--server` (or `VI_CONTINUE_SERVER`, or the default).
-    static func remoteBackend(_ arguments: ParsedArguments) throws(CommandFailure) -> RemoteBackend {
-        let settings = Settings(arguments)
-        let timeout = try callTimeout(settings)
-        return try RemoteBackend.connect(
-            address: settings.value("server") ?? defaultServer, connectTimeout: min(timeout, .seconds(2)),
-            callTimeout: timeout)
-    }
-
-    /// A connection for catalog writes: to `--server` (or `VI_CONTINUE_SERVER`), else to serve's
-    /// Unix socket when it is there (writes over it need no token), else to the default address;
-    /// carrying the token of `--token-file` (or `VI_CONTINUE_TOKEN_FILE`) when one is given.
-    static func writerBackend(_ arguments: ParsedArguments) throws(CommandFailure) -> RemoteBackend {
+    ///
+    /// - Parameter writing: For catalog writes: without `--server`, serve's Unix socket when it is
+    ///   there (writes over it need no token) comes before the default address, and the token of
+    ///   `--token-file` (or `VI_CONTINUE_TOKEN_FILE`) goes with every call.
+    static func remoteBackend(_ arguments: ParsedArguments, writing: Bool = false) throws(CommandFailure)
+        -> RemoteBackend
+    {
         let settings = Settings(arguments)
         let timeout = try callTimeout(settings)
         var metadata: Metadata = [:]
-        if let path = settings.value("token-file") {
+        if writing, let path = settings.value("token-file") {
             do {
                 let token = try WriteToken(contentsOfFile: path)
                 metadata.add("authorization", "Bearer " + String(decoding: token.bytes, as: UTF8.self))
@@ -68,9 +63,10 @@ enum ClientOptions {
                 throw .usage("--token-file: \(error)")
             }
         }
+        let local = writing ? localSocketAddress() : nil
         return try RemoteBackend.connect(
-            address: settings.value("server") ?? localSocketAddress() ?? defaultServer,
-            connectTimeout: min(timeout, .seconds(2)), callTimeout: timeout, metadata: metadata)
+            address: settings.value("server") ?? local ?? defaultServer, connectTimeout: min(timeout, .seconds(2)),
+            callTimeout: timeout, metadata: metadata)
     }
 
     /// `unix:PATH` of serve's default socket when a socket is there.

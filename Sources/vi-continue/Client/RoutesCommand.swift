@@ -69,9 +69,11 @@ enum RoutesCommand {
             for local in ["routes", "catalog"] where arguments.value(local) != nil {
                 throw .usage("--server and --\(local) exclude each other: the server checks its own")
             }
-            let server: String
-            (check, server) = try await ask(arguments) { try await $0.client.checkRoutes(options: $0.options) }
-            routesSource = ("server", server)
+            let backend = try ClientOptions.remoteBackend(arguments)
+            check = try await withBackend(backend) { backend throws(CommandFailure) in
+                try await backend.perform { try await $0.client.checkRoutes(options: $0.options) }
+            }
+            routesSource = ("server", backend.name)
             catalogSource = nil
         } else {
             let settings = Settings(arguments)
@@ -156,9 +158,12 @@ enum RoutesCommand {
             if arguments.value("routes") != nil {
                 throw .usage("--server and --routes exclude each other: the server uses its own route table")
             }
-            (explanation, _) = try await ask(arguments) {
-                try await $0.client.explainRoute(
-                    ExplainRouteRequest(url: url, limit: UInt32(limit)), options: $0.options)
+            explanation = try await withBackend(try ClientOptions.remoteBackend(arguments)) {
+                backend throws(CommandFailure) in
+                try await backend.perform {
+                    try await $0.client.explainRoute(
+                        ExplainRouteRequest(url: url, limit: UInt32(limit)), options: $0.options)
+                }
             }
         } else {
             let (router, _) = try ClientOptions.loadRouter(Settings(arguments))
@@ -194,22 +199,5 @@ enum RoutesCommand {
             }
         }
         return explanation.outcome == "matched" ? ExitCode.ok : ExitCode.notFound
-    }
-
-    /// Makes one call to the server of `--server`, and closes the connection.
-    ///
-    /// - Returns: The answer and the server's address.
-    private static func ask<Response>(
-        _ arguments: ParsedArguments, _ call: (RemoteBackend) async throws -> Response
-    ) async throws(CommandFailure) -> (Response, String) {
-        let backend = try ClientOptions.remoteBackend(arguments)
-        let outcome: Result<Response, CommandFailure>
-        do {
-            outcome = .success(try await backend.perform(call))
-        } catch {
-            outcome = .failure(error)
-        }
-        await backend.close()
-        return (try outcome.get(), backend.name)
     }
 }

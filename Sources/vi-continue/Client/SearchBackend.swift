@@ -37,10 +37,10 @@ extension SearchBackend {
 }
 
 /// Runs `body` with a backend and closes the backend afterwards, whatever happens.
-func withBackend(
-    _ backend: any SearchBackend, _ body: (any SearchBackend) async throws(CommandFailure) -> Int32
-) async throws(CommandFailure) -> Int32 {
-    let outcome: Result<Int32, CommandFailure>
+func withBackend<Backend: SearchBackend, Value>(
+    _ backend: Backend, _ body: (Backend) async throws(CommandFailure) -> Value
+) async throws(CommandFailure) -> Value {
+    let outcome: Result<Value, CommandFailure>
     do {
         outcome = .success(try await body(backend))
     } catch {
