@@ -27,6 +27,8 @@ public struct VisualSearchService: Sendable {
     /// thread of the pool that answers searches (see ``BlockingLane``). Not a background lane:
     /// a write is a call waiting for its answer (behind searches, its p50 doubled under load).
     private let catalogWrites = BlockingLane(label: "vi-continue.catalog-writes")
+    /// Where CatalogInfo reads the whole catalog: behind searches, and not in the way of writes.
+    private let catalogReads = BlockingLane(label: "vi-continue.catalog-info", background: true)
     /// Who may call UpsertEntities and DeleteEntities.
     public let writeGuard: WriteGuard
     /// Where catalog writes go: the engine, or a replica of a catalog shared between instances.
@@ -127,8 +129,8 @@ public struct VisualSearchService: Sendable {
                     })
             },
             .unary(Paths.catalogInfo) { (_: CatalogInfoRequest, _) -> CatalogInfoResponse in
-                // A pass over the whole catalog: on the write lane, never on a search thread.
-                try await catalogWrites.run { [engine = sessions.engine, catalogWriter] in
+                // A pass over the whole catalog: on a lane of its own, never on a search thread.
+                try await catalogReads.run { [engine = sessions.engine, catalogWriter] in
                     let snapshot = engine.snapshot
                     return CatalogInfoResponse(
                         catalogVersion: snapshot.version, entityCount: UInt64(snapshot.count),
