@@ -7,8 +7,9 @@ public import WireProtocol
 ///
 /// Each handler converts the request, calls the search engine, the session layer or the router,
 /// and converts the answer back; library errors become their gRPC statuses. Results carry the
-/// router's canonical link for their entity, or the catalog's own link for a type without a route;
-/// each snapshot of the catalog computes an entity's link once, on first use (see ``EntityLinker``).
+/// router's canonical link for their entity; each snapshot of the catalog computes an entity's
+/// link once, on first use (see ``EntityLinker``). Every result can be opened: an entity of a type
+/// without a route is a result only when its own catalog link resolves through the table.
 public struct VisualSearchService: Sendable {
     /// Pixel buffers are large (a 5K screenshot is ~59 MB), so the methods that carry a
     /// descriptor or catalog entities accept more than the default 4 MiB.
@@ -61,9 +62,16 @@ public struct VisualSearchService: Sendable {
     }
 
     /// The linker giving each entity the router's canonical link, `nil` (the catalog's own link)
-    /// for a type without a route.
+    /// for a type without a route; such an entity is left out of results unless its own link
+    /// resolves to a destination (a fallback screen does not open it).
     static func linker(for router: DeepLinkRouter.Router) -> EntityLinker {
-        EntityLinker { entity in try? router.canonicalURL(entityType: entity.type, id: entity.id) }
+        EntityLinker(
+            { entity in try? router.canonicalURL(entityType: entity.type, id: entity.id) },
+            opensType: { type in router.opens(entityType: type) },
+            opensLink: { link in
+                if case .destination = router.resolve(url: link) { return true }
+                return false
+            })
     }
 
     /// The methods to serve.

@@ -47,6 +47,9 @@ public struct Router: Sendable {
         Set(types.filter { entityRoutes[$0] == nil }).sorted()
     }
 
+    /// Whether a route opens entities of `type`.
+    public func opens(entityType type: String) -> Bool { entityRoutes[type] != nil }
+
     // MARK: Path lookup
 
     /// The result of a raw path lookup: the route and where its path parameters are.

@@ -24,6 +24,9 @@ public final class CatalogSnapshot: Sendable {
     /// Each entity's deep link for results, computed on first use (see ``EntityLinker``).
     let linkCache = LinkCache()
     private let derived = Mutex<Derived>(Derived())
+    /// This snapshot as one linker serves it (see ``served(by:)``), kept for its next call; a
+    /// `nil` view is this snapshot itself (held here, it would never be freed).
+    let servedView = Mutex<(linker: EntityLinker, view: CatalogSnapshot?)?>(nil)
 
     /// What is computed on first use and kept for the snapshot's life.
     private struct Derived {
@@ -185,6 +188,7 @@ public final class CatalogSnapshot: Sendable {
     func dropDerived() {
         derived.withLock { $0 = Derived() }
         linkCache.clear()
+        servedView.withLock { $0 = nil }
     }
 
     /// Set once a search on this snapshot handed out a page token: only such snapshots are worth

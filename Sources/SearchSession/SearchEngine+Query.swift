@@ -23,7 +23,8 @@ extension SearchEngine {
         if let distance = request.maxDistance, !(distance.isFinite && distance >= 0) {
             throw .invalid("max distance \(distance) must be a finite number ≥ 0")
         }
-        let snapshot = self.snapshot
+        // Entities the linker cannot open are not candidates at all.
+        let snapshot = self.snapshot.served(by: linker)
         let prints = try Self.prints(of: request.descriptor, in: snapshot)
         let groups = Self.groups(request.descriptor.labels, analyzer: snapshot.analyzer)
         let ranked = counted { alone in
@@ -79,12 +80,12 @@ extension SearchEngine {
         labels.map { TextGroup(display: $0.text, terms: analyzer.terms($0.text), weight: $0.weight) }
     }
 
-    /// Today's date as `YYYY-MM-DD` (UTC), for "upcoming" related entities.
-    func today() -> String { Self.civilDate(unixMs: nowMs()) }
+    /// Today's date as `YYYY-MM-DD` (UTC, or the fixed day), for "upcoming" related entities.
+    func today() -> String { calendarToday.description }
 
     /// The UTC day, in days since the Unix epoch, that sheet answers are computed for: they list
     /// upcoming events from this day on, so an answer kept for reuse is good until the day changes.
-    public var currentDay: Int64 { nowMs().dividedFloor(by: 86_400_000) }
+    public var currentDay: Int64 { calendarToday.daysSinceEpoch }
 
     /// The deep links of `docs` in `s`: the linker's (cached with the snapshot), else the catalog's.
     static func links(_ docs: [Int32], in snapshot: CatalogSnapshot, linker: EntityLinker?) -> [String] {
@@ -93,25 +94,6 @@ extension SearchEngine {
             let (si, local) = snapshot.locate(doc)
             return snapshot.segments[si].string(snapshot.segments[si].docLink[local])
         }
-    }
-
-    static func civilDate(unixMs: Int64) -> String {
-        // Howard Hinnant's days-to-civil algorithm.
-        let days = Int((unixMs / 1000).dividedFloor(by: 86_400))
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
     }
 
     /// Whether a related entity is worth surfacing: a dated entity (a concert) only when upcoming.
@@ -244,13 +226,6 @@ extension SearchEngine {
     static func truncate(_ text: String, _ limit: Int) -> String {
         // A string of at most `limit` bytes has at most `limit` characters: skip counting them.
         text.utf8.count <= limit || text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
-    }
-}
-
-extension Int64 {
-    fileprivate func dividedFloor(by d: Int64) -> Int64 {
-        let q = self / d
-        return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
     }
 }
 

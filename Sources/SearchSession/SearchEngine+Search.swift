@@ -48,10 +48,10 @@ extension SearchEngine {
             throw .invalid("sorting by attribute needs an attribute name")
         }
         let hash = refinementHash(session: session.id, request)
-        let snapshot: CatalogSnapshot
+        let pinnedSnapshot: CatalogSnapshot
         var offset = 0
         if request.pageToken.isEmpty {
-            snapshot = self.snapshot
+            pinnedSnapshot = self.snapshot
         } else {
             let token = try PageToken(decoding: request.pageToken)
             guard token.refinementHash == hash else {
@@ -63,14 +63,16 @@ extension SearchEngine {
                     message: "the catalog changed since this page token (version \(token.version) is no longer kept); "
                         + "start again from page 1")
             }
-            snapshot = pinned
+            pinnedSnapshot = pinned
             offset = token.offset
         }
+        // Entities the linker cannot open are left out of hits, counts and facets alike.
+        let snapshot = pinnedSnapshot.served(by: linker)
         let needed = offset.addingReportingOverflow(pageSize).overflow ? .max : offset + pageSize
         let key = EvaluationCache.Key(
             session: session.id, content: EvaluationCache.contentHash(of: session), refinement: hash,
             version: snapshot.version, generation: snapshot.generation,
-            maxFacetValues: request.maxFacetValues)
+            maxFacetValues: request.maxFacetValues, linker: linker.map(ObjectIdentifier.init))
         let evaluation: Evaluation
         if let cached = evaluations.evaluation(key, needed: needed) {
             evaluation = cached
@@ -101,7 +103,7 @@ extension SearchEngine {
                 locale: session.locale, several: several, link: link)
         }
         let next = offset + page.count
-        if next < total { snapshot.handedOutPageToken.store(true, ordering: .relaxed) }
+        if next < total { pinnedSnapshot.handedOutPageToken.store(true, ordering: .relaxed) }
         return SearchState(
             sessionID: session.id, queryText: evaluation.queryText, chips: evaluation.chips, facets: evaluation.facets,
             appliedFilters: evaluation.filters.map { AppliedFilter(filter: $0, label: $0.label) }, results: results,

@@ -73,6 +73,21 @@ public final class SearchEngine: Sendable {
     public func limitEvaluationCache(toBytes bytes: Int) { evaluations.limit(toBytes: bytes) }
     let nowMs: @Sendable () -> Int64
 
+    /// The day sheet answers treat as today, in days since the Unix epoch, when fixed; `.min` for
+    /// the clock's day.
+    private let fixedDay = Atomic<Int64>(.min)
+
+    /// Fixes the day "upcoming" is computed for (a reproducible demo, tests that must not depend
+    /// on the date they run), or gives it back to the clock with `nil`. Only the calendar moves:
+    /// session expiry and snapshot retention keep the clock.
+    public func fixToday(_ day: CalendarDay?) { fixedDay.store(day?.daysSinceEpoch ?? .min, ordering: .relaxed) }
+
+    /// Today for sheet answers: the fixed day, else the clock's (UTC).
+    public var calendarToday: CalendarDay {
+        let fixed = fixedDay.load(ordering: .relaxed)
+        return fixed != .min ? CalendarDay(daysSinceEpoch: fixed) : CalendarDay(unixMs: nowMs())
+    }
+
     /// Creates an engine over a loaded catalog file (its rejected lines are the caller's to report),
     /// keeping writes in memory only; the first version is 1.
     ///

@@ -68,6 +68,27 @@ import Testing
         #expect(try await Snapshot.run("routes-check-missing-json", arguments + ["--json"]).status == 1)
     }
 
+    @Test("serve says at start which types cannot be opened, and neither it nor the offline query shows them")
+    func resultsThatCannotBeOpenedAreLeftOut() async throws {
+        let missingRoutes = "Tests/CLITests/Fixtures/routes-missing-types.json"
+        let query = ["query", "--labels", "jazz", "--limit", "20", "--json"]
+        let routed = try await CLI.run(query + ["--catalog", CLI.catalog, "--routes", CLI.routes])
+        #expect(routed.stdout.contains(#""type":"track""#) && routed.stdout.contains(#""type":"playlist""#))
+        let offline = try await CLI.run(query + ["--catalog", CLI.catalog, "--routes", missingRoutes])
+        let server = try ServeProcess(routes: missingRoutes)
+        defer { server.stop() }
+        #expect(
+            server.startLines.contains {
+                $0.contains("no open route for entity types playlist, track") && $0.contains("left out of results")
+            }, "\(server.startLines)")
+        let remote = try await CLI.run(query + ["--server", server.address])
+        for answer in [offline, remote] {
+            #expect(answer.status == 0, "\(answer.stderr)")
+            #expect(answer.stdout.contains(#""type":"album""#))
+            #expect(!answer.stdout.contains(#""type":"track""#) && !answer.stdout.contains(#""type":"playlist""#))
+        }
+    }
+
     @Test("routes check reports a conflict in the table with both routes and an example URL")
     func routesCheckConflict() async throws {
         let arguments = [

@@ -45,6 +45,7 @@ import Testing
         "a value that does not fit names its flag or variable and what it must be, exit 2",
         arguments: [
             (["--port", "70000"], [:], "error: --port must be a whole number from 0 to 65535 (got '70000')"),
+            (["--today", "2026-02-30"], [:], "error: --today must be a date written YYYY-MM-DD (got '2026-02-30')"),
             ([], ["VI_CONTINUE_PORT": "x"], "error: VI_CONTINUE_PORT must be a whole number from 0 to 65535 (got 'x')"),
             (
                 ["--port", "0", "--session-ttl", "0"], [:],

@@ -12,6 +12,15 @@ public struct ServeStartFailure: Error, CustomStringConvertible {
 /// reading the pipe. When the process ends first or the line names no port, the process is
 /// terminated and the error quotes the last line read.
 public func readServingPort(from stderr: Pipe, of process: Process) throws(ServeStartFailure) -> Int {
+    var lines = [String]()
+    return try readServingPort(from: stderr, of: process, lines: &lines)
+}
+
+/// ``readServingPort(from:of:)`` that also hands back every line read up to it (the start-up
+/// summary and warnings).
+public func readServingPort(
+    from stderr: Pipe, of process: Process, lines: inout [String]
+) throws(ServeStartFailure) -> Int {
     var text = ""
     while !text.contains("serving on") {
         var line: [UInt8] = []
@@ -20,6 +29,7 @@ public func readServingPort(from stderr: Pipe, of process: Process) throws(Serve
         }
         if line.isEmpty, !process.isRunning { break }
         text = String(decoding: line, as: UTF8.self)
+        lines.append(text)
     }
     // "serving on HOST:PORT[ and unix:PATH]": the port follows the first address's last colon.
     let address = text.range(of: "serving on ").map { text[$0.upperBound...].prefix { $0 != " " } } ?? ""

@@ -18,6 +18,8 @@ final class EvaluationCache: Sendable {
         var version: UInt64
         var generation: UInt64
         var maxFacetValues: Int
+        /// The linker whose view of the snapshot was searched (it may leave entities out).
+        var linker: ObjectIdentifier?
     }
 
     /// How many hits past its page an evaluation of a later page puts in order, so the next

@@ -36,6 +36,9 @@ enum ServeOptions {
     static let stateDirectory = Option<String?>.text(
         "state-dir", valueName: "DIR", defaultDescription: "$XDG_STATE_HOME/vi-continue, else .vi-continue",
         summary: "Where SQLite sessions, the catalog write log and the index live")
+    static let today = Option<String?>.text(
+        "today", valueName: "DATE", defaultDescription: "the clock's day (UTC)",
+        summary: "The day, YYYY-MM-DD, from which events count as upcoming (a reproducible demo; tests)")
     static let sessionTimeToLive = Option.number(
         "session-ttl", valueName: "SECONDS", unit: "seconds", in: 1...1e9, default: 86_400,
         summary: "How long a captured session can be continued")
@@ -81,6 +84,6 @@ enum ServeOptions {
         host.spec, port.spec, unixSocket.spec, catalog.spec, routes.spec, store.spec, stateDirectory.spec,
         sessionTimeToLive.spec, purgeInterval.spec, maxSessions.spec, reloadInterval.spec, maxConnections.spec,
         maxStreamsPerConnection.spec, maxCallsPerPeer.spec, idleTimeout.spec, busyPoll.spec, queryCache.spec,
-        writeTokenFile.spec, logLevel.spec,
+        writeTokenFile.spec, today.spec, logLevel.spec,
     ]
 }

@@ -37,7 +37,8 @@ struct ServiceSetup {
         onCatalogServingChange: @escaping @Sendable (Bool) -> Void = { _ in }
     ) throws -> ServiceSetup {
         let demo = DemoData.directory()
-        guard let catalogPath = try settings.value(ServeOptions.catalog) ?? demo.map({ $0 + "/catalog.jsonl" }) else {
+        guard let givenCatalogPath = try settings.value(ServeOptions.catalog) ?? demo.map({ $0 + "/catalog.jsonl" })
+        else {
             throw Failure(description: "no --catalog given and the bundled demo (Examples/demo) was not found")
         }
         guard let routesPath = try settings.value(ServeOptions.routes) ?? demo.map({ $0 + "/routes.json" }) else {
@@ -52,6 +53,14 @@ struct ServiceSetup {
         }
         let router = Router(table: table)
 
+        var fixedDay: CalendarDay?
+        if let text = try settings.value(ServeOptions.today) {
+            guard let day = CalendarDay(text) else {
+                throw Failure(description: "--today must be a date written YYYY-MM-DD (got '\(text)')")
+            }
+            fixedDay = day
+        }
+
         let choice = try storeChoice ?? settings.value(ServeOptions.store)
         let store = try makeStore(choice)
         // `memory` keeps nothing across restarts, catalog writes included; Redis keeps them for
@@ -62,12 +71,17 @@ struct ServiceSetup {
         let log: CatalogLog?
         let index: IndexDirectory
         var writes = "catalog writes in memory"
+        // Where a dated copy of the demo catalog goes: beside durable state, else in the user's
+        // cache directory (the copy's bytes depend only on the year, so it is reused).
+        let demoCopyDirectory: () throws -> String
         if choice == "memory" {
             log = nil
             index = IndexDirectory.temporary()
+            demoCopyDirectory = cacheDirectory
         } else if let redis = store.redis {
             log = nil
             index = IndexDirectory.temporary()
+            demoCopyDirectory = cacheDirectory
             writes = "catalog writes shared through Redis \(redis)"
         } else {
             let directory = try stateDirectory(settings)
@@ -78,6 +92,16 @@ struct ServiceSetup {
                 throw Failure(description: "state directory \(directory): \(error.message)")
             }
             writes = "catalog writes logged in \(directory)/catalog-log.sqlite"
+            demoCopyDirectory = { directory }
+        }
+        // The bundled demo is served dated for this year (see DemoCatalogDates).
+        let catalogPath: String
+        do {
+            catalogPath = try DemoCatalogDates.servedPath(
+                for: givenCatalogPath, demoDirectory: demo,
+                today: fixedDay ?? CalendarDay(unixMs: SearchEngine.systemNowMs()), copyInto: demoCopyDirectory)
+        } catch {
+            throw Failure(description: "catalog \(givenCatalogPath): cannot write its dated copy: \(error)")
         }
         let engine: SearchEngine
         let opening: CatalogOpening
@@ -88,6 +112,7 @@ struct ServiceSetup {
         } catch {
             throw Failure(description: "catalog \(catalogPath): \(error.message)")
         }
+        engine.fixToday(fixedDay)
         for lineError in opening.badLines {
             writeError("warning: \(catalogPath): \(lineError)")
         }
@@ -95,7 +120,7 @@ struct ServiceSetup {
         if !missing.isEmpty {
             writeError(
                 "warning: \(routesPath) has no open route for entity types \(missing.joined(separator: ", ")); "
-                    + "their results link with the catalog's own links")
+                    + "their entities are left out of results unless their own catalog link resolves through it")
         }
         let source =
             opening.reusedIndex
@@ -147,18 +172,30 @@ struct ServiceSetup {
         }
     }
 
+    /// `$XDG_CACHE_HOME/vi-continue`, else `$HOME/.cache/vi-continue`, else `.vi-continue/cache`;
+    /// created if missing.
+    static func cacheDirectory() throws -> String {
+        if let cache = Settings.environment("XDG_CACHE_HOME") { return try makeDirectory(cache + "/vi-continue") }
+        if let home = Settings.environment("HOME") { return try makeDirectory(home + "/.cache/vi-continue") }
+        return try makeDirectory(".vi-continue/cache")
+    }
+
     /// `--state-dir`, else `$XDG_STATE_HOME/vi-continue`, else `.vi-continue`; created if missing.
     static func stateDirectory(_ settings: Settings) throws -> String {
-        let directory =
-            try settings.value(ServeOptions.stateDirectory)
-            ?? Settings.environment("XDG_STATE_HOME").map { $0 + "/vi-continue" } ?? ".vi-continue"
+        try makeDirectory(
+            settings.value(ServeOptions.stateDirectory)
+                ?? Settings.environment("XDG_STATE_HOME").map { $0 + "/vi-continue" } ?? ".vi-continue")
+    }
+
+    /// Creates `directory` and its parents (mode 0700) where missing, and returns it.
+    private static func makeDirectory(_ directory: String) throws -> String {
         var path = ""
         for (index, component) in directory.split(separator: "/", omittingEmptySubsequences: false).enumerated() {
             path = index == 0 ? String(component) : path + "/" + component
             if path.isEmpty { continue }
             if mkdir(path, 0o700) != 0, errno != EEXIST {
                 throw Failure(
-                    description: "cannot create state directory \(directory): \(String(cString: strerror(errno)))")
+                    description: "cannot create directory \(directory): \(String(cString: strerror(errno)))")
             }
         }
         return directory

@@ -30,7 +30,11 @@ enum CLI {
     /// The environment is the test's, minus every `VI_CONTINUE_*` variable, so a developer's
     /// settings cannot change what is checked, and with `XDG_RUNTIME_DIR` naming an empty place,
     /// so a `serve` running on this machine is never taken for the catalog commands' local
-    /// server; then `environment` is added.
+    /// server, and with the day pinned (``today``) so answers listing upcoming concerts do not
+    /// change with the date the tests run; then `environment` is added.
+    /// The day every command and server of the tests takes for today.
+    static let today = "2026-12-01"
+
     static func run(
         _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]
     ) async throws -> Output {
@@ -40,6 +44,7 @@ enum CLI {
         process.currentDirectoryURL = repositoryRoot
         var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("VI_CONTINUE_") }
         variables["XDG_RUNTIME_DIR"] = "/nonexistent/vi-continue-cli-tests"
+        variables["VI_CONTINUE_TODAY"] = today
         process.environment = variables.merging(environment) { $1 }
         let output = Pipe()
         let error = Pipe()

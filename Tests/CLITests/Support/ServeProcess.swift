@@ -15,6 +15,8 @@ final class ServeProcess: @unchecked Sendable {
     let tokenFile: String
     /// The Unix socket, when the server was asked to listen on one.
     let socketPath: String?
+    /// What serve wrote to stderr up to "serving on": the start-up summary and warnings.
+    let startLines: [String]
 
     /// The variable that gives catalog commands this server's token without a flag on the line.
     var tokenEnvironment: [String: String] { ["VI_CONTINUE_TOKEN_FILE": tokenFile] }
@@ -33,10 +35,13 @@ final class ServeProcess: @unchecked Sendable {
             "--routes", routes, "--write-token-file", tokenFile,
         ]
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("VI_CONTINUE_") }
+            .merging(["VI_CONTINUE_TODAY": CLI.today]) { $1 }
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        address = "127.0.0.1:\(try readServingPort(from: stderr, of: process))"
+        var lines = [String]()
+        address = "127.0.0.1:\(try readServingPort(from: stderr, of: process, lines: &lines))"
+        startLines = lines
         // Keep draining the per-call log lines so the server never blocks on a full pipe.
         let handle = stderr.fileHandleForReading
         Thread.detachNewThread {
