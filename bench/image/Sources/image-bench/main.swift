@@ -1,6 +1,12 @@
 // Image recall@1 per perturbation for the built-in feature print, beside the imagehash peers.
 //
 //     image-bench bench/out/image/manifest.json bench/out/image/peers.json
+//     image-bench --dump bench/out/quality/images/test/manifest.json out.json
+//
+// --dump (used by bench/quality/run) prints nothing but writes, for every query and held-out image
+// of the manifest, our print's nearest and second-nearest catalog items with their distances, and
+// for every catalog item its nearest other catalog item: the raw material for calibrating when a
+// picture has no match. See dumpNeighbours below.
 //
 // The manifest (written by bench/image/gallery.py) lists the gallery and, per column, one
 // perturbed query per gallery item with the index of the item it came from. Every file is decoded
@@ -29,6 +35,10 @@ struct Peers: Decodable {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count > 3 && arguments[1] == "--dump" {
+    try dumpNeighbours(manifestPath: arguments[2], outPath: arguments[3])
+    exit(0)
+}
 let manifestPath = arguments.count > 1 ? arguments[1] : "bench/out/image/manifest.json"
 let peersPath = arguments.count > 2 ? arguments[2] : "bench/out/image/peers.json"
 let manifest = try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: manifestPath)))
@@ -115,4 +125,86 @@ if let peers {
         String(
             format: "peers (Python, imagehash): pHash %.2f ms, dHash %.2f ms per hash", peers.ms_per_hash["pHash"] ?? 0,
             peers.ms_per_hash["dHash"] ?? 0))
+}
+
+// MARK: - --dump: nearest and second-nearest catalog items for every query and held-out image
+
+struct DumpManifest: Decodable {
+    struct HeldOut: Decodable {
+        var file: String
+    }
+    var gallery: [String]
+    var columns: [Manifest.Column]
+    var heldout: [HeldOut]?
+}
+
+struct Neighbours: Encodable {
+    var file: String
+    var answer: Int?
+    var nearest: Int
+    var d1: Float
+    var second: Int
+    var d2: Float
+}
+
+struct DumpColumn: Encodable {
+    var name: String
+    var queries: [Neighbours]
+}
+
+struct CatalogNeighbour: Encodable {
+    var nearest: Int
+    var distance: Float
+}
+
+struct Dump: Encodable {
+    var model: String
+    var catalog: [String]
+    var catalogNearestOther: [CatalogNeighbour]
+    var columns: [DumpColumn]
+    var heldout: [Neighbours]
+}
+
+/// The two catalog prints nearest to `query` (1 − cosine; prints are unit length), skipping `excluded`.
+func twoNearest(_ query: [Float], in catalog: [[Float]], excluding excluded: Int? = nil) -> (Int, Float, Int, Float) {
+    var best = (index: -1, distance: Float.infinity)
+    var second = (index: -1, distance: Float.infinity)
+    for (g, item) in catalog.enumerated() where g != excluded {
+        var dot: Float = 0
+        for k in 0..<min(item.count, query.count) { dot += item[k] * query[k] }
+        let distance = 1 - dot
+        if distance < best.distance {
+            second = best
+            best = (g, distance)
+        } else if distance < second.distance {
+            second = (g, distance)
+        }
+    }
+    return (best.index, best.distance, second.index, second.distance)
+}
+
+func neighbours(file: String, answer: Int?, catalog: [[Float]]) throws -> Neighbours {
+    let print = FeaturePrinter.print(try ImageDecoder.decode(path: file)).values
+    let (n1, d1, n2, d2) = twoNearest(print, in: catalog)
+    return Neighbours(file: file, answer: answer, nearest: n1, d1: d1, second: n2, d2: d2)
+}
+
+func dumpNeighbours(manifestPath: String, outPath: String) throws {
+    let manifest = try JSONDecoder().decode(DumpManifest.self, from: Data(contentsOf: URL(fileURLWithPath: manifestPath)))
+    let catalog = try manifest.gallery.map { FeaturePrinter.print(try ImageDecoder.decode(path: $0)).values }
+    let nearestOther = catalog.indices.map { i in
+        let (n, d, _, _) = twoNearest(catalog[i], in: catalog, excluding: i)
+        return CatalogNeighbour(nearest: n, distance: d)
+    }
+    let columns = try manifest.columns.map { column in
+        DumpColumn(name: column.name, queries: try column.queries.map {
+            try neighbours(file: $0.file, answer: $0.answer, catalog: catalog)
+        })
+    }
+    let heldout = try (manifest.heldout ?? []).map { try neighbours(file: $0.file, answer: nil, catalog: catalog) }
+    let dump = Dump(model: FeaturePrinter.model, catalog: manifest.gallery, catalogNearestOther: nearestOther,
+                    columns: columns, heldout: heldout)
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    try encoder.encode(dump).write(to: URL(fileURLWithPath: outPath))
 }

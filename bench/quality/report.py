@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Prints the by-family image tables (markdown) from the peers' JSON and our print's dumps.
+
+Per split: recall@1 per column (plain nearest, no rejection) for our print and each peer, and the
+held-out empty rate of each method with its threshold calibrated on tune. Then, for our print,
+what each simple rejection rule calibrated on TUNE gives on TEST (openset.RULES).
+
+    report.py [--out DIR]      reads OUT/peers-<split>.json and OUT/ours-<split>.json
+"""
+import argparse
+import json
+import os
+
+import numpy as np
+
+import openset
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SPLITS = ["tune", "test"]
+
+
+def our_run(dump):
+    """image-bench --dump's JSON as an openset run."""
+    def record(q):
+        return {k: q[k] for k in ("nearest", "d1", "second", "d2")} | (
+            {"answer": q["answer"]} if q.get("answer") is not None else {})
+    return {"columns": {c["name"]: [record(q) for q in c["queries"]] for c in dump["columns"]},
+            "heldout": [record(h) for h in dump["heldout"]],
+            "catalog_nearest_other": [c["distance"] for c in dump["catalog_nearest_other"]]}
+
+
+def fmt(x):
+    return "n/a" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.3f}"
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def recall_table(split, our_name, ours, ours_rejection, peers):
+    methods = [our_name] + list(peers["peers"])
+    recalls = [openset.plain_recall(ours) if ours else None] + [p["recall"] for p in peers["peers"].values()]
+    columns = list(peers["peers"][next(iter(peers["peers"]))]["recall"])
+    rows = [[c] + [fmt(r[c]) if r else "n/a" for r in recalls] for c in columns]
+    rows.append(["**mean**"] + [fmt(float(np.mean(list(r.values())))) if r else "n/a" for r in recalls])
+    key = "tune_empty" if split == "tune" else "test_empty"
+    empties = [ours_rejection[key] if ours_rejection else None] + [p["heldout_empty"] for p in peers["peers"].values()]
+    rows.append(["held-out empty (d1 threshold from tune)"] + [fmt(e) for e in empties])
+    key = "tune_mean_recall" if split == "tune" else "test_mean_recall"
+    with_rejection = [ours_rejection[key] if ours_rejection else None] + [
+        p["mean_recall_with_rejection"] for p in peers["peers"].values()]
+    rows.append(["mean recall@1 with that rejection"] + [fmt(x) for x in with_rejection])
+    return table(["recall@1 (" + split + ")"] + methods, rows)
+
+
+def rules_table(our_name, report):
+    header = ["rule (calibrated on tune)", "parameters", "tune empty", "tune mean R@1", "TEST empty",
+              "TEST mean R@1", "TEST worst column"]
+    rows = []
+    for name, r in report.items():
+        worst = min(r["test_recall"], key=r["test_recall"].get)
+        rows.append([name, ", ".join(f"{p:.4g}" for p in r["parameters"]), fmt(r["tune_empty"]),
+                     fmt(r["tune_mean_recall"]), fmt(r["test_empty"]), fmt(r["test_mean_recall"]),
+                     f"{worst} {fmt(r['test_recall'][worst])}"])
+    return table(header, rows)
+
+
+def per_column_table(report, plain):
+    names = list(report)
+    rows = [[c, fmt(plain[c])] + [fmt(report[n]["test_recall"][c]) for n in names] for c in plain]
+    return table(["TEST recall@1 with rejection", "no rejection"] + names, rows)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "quality", "images"))
+    args = parser.parse_args()
+    peers = {s: json.load(open(os.path.join(args.out, f"peers-{s}.json"))) for s in SPLITS}
+    dumps = {}
+    for s in SPLITS:
+        path = os.path.join(args.out, f"ours-{s}.json")
+        if os.path.exists(path):
+            dumps[s] = json.load(open(path))
+    runs = {s: our_run(d) for s, d in dumps.items()}
+    our_name = dumps["test"]["model"] if "test" in dumps else "our print (not built)"
+    report = openset.open_set_report(runs["tune"], runs["test"]) if len(runs) == 2 else None
+    for s in SPLITS:
+        print(f"\n### {s} split\n")
+        print(recall_table(s, our_name, runs.get(s), report and report["d1 ≤ t"], peers[s]))
+    if report:
+        print(f"\n### {our_name}: rejection rules calibrated on tune, applied to test\n")
+        print(f"(calibration: best tune mean recall@1-with-rejection among parameters leaving ≥ "
+              f"{openset.EMPTY_TARGET} of tune held-out empty; see openset.py)\n")
+        print(rules_table(our_name, report))
+        print()
+        print(per_column_table(report, openset.plain_recall(runs["test"])))
+        # ENGINE: the engine's own open-set decision goes here. Once the engine answers empty by its
+        # own rule, have image-bench --dump write its accept/reject per query and held-out image (an
+        # "answered" field), turn it into a run with our_run, and print it beside the rules above:
+        # test empty rate and recall@1-with-rejection per column, from evaluate() with that field.
+        print("\n(engine's own open-set decision: not wired yet — see the ENGINE marker in report.py)")
+    with open(os.path.join(args.out, "ours-rules.json"), "w") as f:
+        json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
