@@ -54,11 +54,14 @@ extension SearchEngine {
         return requested == 0 ? QueryRequest.defaultLimit : min(requested, QueryRequest.maximumLimit)
     }
 
-    /// The prints a descriptor brings: the built-in print of its pixels and the client's print.
+    /// The prints a descriptor brings: the built-in print of its pixels (see
+    /// ``pixelPrint(of:source:in:)``) and the client's print.
     static func prints(of descriptor: Descriptor, in snapshot: CatalogSnapshot) throws(SearchError) -> [FeaturePrint] {
         try descriptor.validate()
         var out = [FeaturePrint]()
-        if let buffer = descriptor.pixelBuffer { out.append(FeaturePrinter.print(buffer)) }
+        if let buffer = descriptor.pixelBuffer {
+            out.append(pixelPrint(of: buffer, source: descriptor.source, in: snapshot))
+        }
         if let print = descriptor.featurePrint {
             try checkDimension(print, in: snapshot)
             out.append(print)

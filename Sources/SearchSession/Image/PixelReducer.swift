@@ -17,8 +17,15 @@ enum PixelReducer {
     ///
     /// The buffer must be valid (see ``PixelBuffer/validate()``).
     static func reduce(_ buffer: PixelBuffer, maxSide: Int) -> ReducedImage {
-        let w = buffer.width
-        let h = buffer.height
+        reduce(buffer, x: 0, y: 0, width: buffer.width, height: buffer.height, maxSide: maxSide)
+    }
+
+    /// Reduces the rectangle of `buffer` at (`x`, `y`) of `width` × `height` pixels (inside the
+    /// buffer) so that its longer side is at most `maxSide`.
+    static func reduce(_ buffer: PixelBuffer, x left: Int, y top: Int, width w: Int, height h: Int, maxSide: Int)
+        -> ReducedImage
+    {
+        precondition(left >= 0 && top >= 0 && w > 0 && h > 0 && left + w <= buffer.width && top + h <= buffer.height)
         let scale = min(1, Double(maxSide) / Double(max(w, h)))
         let ow = max(1, Int((Double(w) * scale).rounded()))
         let oh = max(1, Int((Double(h) * scale).rounded()))
@@ -41,7 +48,7 @@ enum PixelReducer {
                     var y = 0
                     while y < h {
                         let ty = min(oh - 1, y * oh / h)
-                        let rowStart = y * buffer.bytesPerRow
+                        let rowStart = (top + y) * buffer.bytesPerRow + left * bpp
                         for (k, x) in columns.enumerated() {
                             let p = rowStart + x * bpp
                             let t = ty * ow + targetColumn[k]

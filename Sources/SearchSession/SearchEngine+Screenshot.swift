@@ -1,0 +1,40 @@
+extension SearchEngine {
+    /// The built-in print of a descriptor's pixels: of the whole frame, or, for a screenshot, of
+    /// the part of the screen that looks most like a catalog picture.
+    ///
+    /// A screenshot shows its content pixel-exact inside UI, often on a tenth to a half of the
+    /// screen (see ``ContentRegions``): the print of each likely content region is compared with
+    /// the catalog, beside the whole screen's, and the one nearest to a catalog picture stands for
+    /// the screenshot. A camera frame (or a source not said) is printed whole, as before.
+    static func pixelPrint(of buffer: PixelBuffer, source: Source, in snapshot: CatalogSnapshot) -> FeaturePrint {
+        let whole = FeaturePrinter.print(buffer)
+        guard source == .screenshot else { return whole }
+        let regions = ContentRegions.find(in: buffer)
+        guard !regions.isEmpty else { return whole }
+        func nearestDistance(_ print: FeaturePrint) -> Float {
+            Ranker.nearest(print, in: snapshot, maxDistance: 2, limit: 1).first?.distance ?? .infinity
+        }
+        var best = (print: whole, distance: nearestDistance(whole))
+        for region in regions {
+            let print = FeaturePrinter.print(reduced: reduce(buffer, to: region))
+            let distance = nearestDistance(print)
+            if distance < best.distance { best = (print, distance) }
+        }
+        return best.print
+    }
+
+    /// The pixels of `region`, reduced for printing; 1 % is cut from each side, so that the
+    /// border's blend with the screen around it stays out.
+    private static func reduce(_ buffer: PixelBuffer, to region: ContentRegions.Region) -> ReducedImage {
+        let inset = 0.01
+        let x0 = Int(((region.x + region.width * inset) * Double(buffer.width)).rounded())
+        let y0 = Int(((region.y + region.height * inset) * Double(buffer.height)).rounded())
+        let x1 = Int(((region.x + region.width * (1 - inset)) * Double(buffer.width)).rounded())
+        let y1 = Int(((region.y + region.height * (1 - inset)) * Double(buffer.height)).rounded())
+        let left = min(max(x0, 0), buffer.width - 1)
+        let top = min(max(y0, 0), buffer.height - 1)
+        return PixelReducer.reduce(
+            buffer, x: left, y: top, width: max(1, min(x1, buffer.width) - left),
+            height: max(1, min(y1, buffer.height) - top), maxSide: FeaturePrinter.reducedSide)
+    }
+}
