@@ -58,7 +58,9 @@ let package = Package(
         // Catalog, the segmented index, matching, facets, pages, the write log and session stores.
         .target(
             name: "SearchSession",
-            dependencies: ["JSONReading", "CSQLite", "CPNG", "CJPEG", "CHiredis", "CVectorKernels", "SystemInfo"],
+            dependencies: [
+                "JSONReading", "CSQLite", "CPNG", "CJPEG", "CHiredis", "CZlib", "CVectorKernels", "SystemInfo",
+            ],
             exclude: ["CatalogFormat.md"],
             swiftSettings: swiftSettings),
         // The gRPC services: thin handlers from messages to the libraries.

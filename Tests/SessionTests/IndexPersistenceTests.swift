@@ -143,6 +143,34 @@ import Testing
         #expect(try Self.answers(second) == expected)
     }
 
+    @Test("a segment file with one byte changed on disk is refused by its checksum, and nothing is lost")
+    func aDamagedSegmentFileIsRefusedByItsChecksum() throws {
+        let state = try StateDirectory()
+        var expected: [[QueryResult]] = []
+        do {
+            let (engine, _) = try state.open()
+            try engine.upsert([Entity(type: "album", id: "beatles-live", title: "Beatles Live at the BBC")])
+            try engine.checkpoint()
+            expected = try Self.answers(engine)
+            #expect(expected[0].contains { $0.entity.id == "beatles-live" })
+        }
+        let manifest = try #require(IndexDirectory(path: state.path + "/index").manifest())
+        let file = state.path + "/index/" + manifest.segments[0].file
+        let handle = try #require(FileHandle(forUpdatingAtPath: file))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 2)
+        let byte = try #require(handle.readData(ofLength: 1).first)
+        try handle.seek(toOffset: size / 2)
+        handle.write(Data([byte ^ 0x10]))
+        try handle.close()
+        #expect(throws: SearchError.self) { try SegmentFormat.verifyChecksum(of: ByteRegion.map(path: file)) }
+        let (second, reopened) = try state.open()
+        #expect(!reopened.reusedIndex)
+        #expect(try Self.answers(second) == expected)
+        // The rebuilt index is written afresh: the next start maps it again.
+        #expect(try state.open().1.reusedIndex)
+    }
+
     @Test func aCheckpointFoldsTheLogAndAStartWithoutTheIndexStillRecoversEveryWrite() throws {
         let state = try StateDirectory()
         let (first, _) = try state.open()

@@ -147,7 +147,10 @@ public final class IndexDirectory: Sendable {
     func segments(of manifest: Manifest) throws(SearchError) -> [(Segment, DeleteSet)] {
         var out = [(Segment, DeleteSet)]()
         for entry in manifest.segments {
-            let segment = try Segment(ByteRegion.map(path: path + "/" + entry.file), fileName: entry.file)
+            let region = try ByteRegion.map(path: path + "/" + entry.file)
+            // Written by an earlier run: whatever happened to the file since, it is checked whole.
+            try SegmentFormat.verifyChecksum(of: region)
+            let segment = try Segment(region, fileName: entry.file)
             mapped.withLock { $0[entry.file] = WeakSegment(segment) }
             var deletes = DeleteSet(documents: segment.count)
             for doc in entry.deleted where doc >= 0 && doc < segment.count { deletes.insert(doc) }

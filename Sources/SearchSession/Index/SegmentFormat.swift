@@ -1,17 +1,68 @@
+internal import CZlib
+
 /// The byte layout of an index segment, in memory and on disk alike.
 ///
 /// A segment is a header and a list of sections; every section is a flat array of one fixed-width
 /// little-endian scalar type, 16-byte aligned, so a reader uses it in place (a mapped file needs no
-/// parse). The header is the magic `VISEG007`, the section count (UInt32) and 4 bytes of padding,
-/// then one 24-byte entry per section: key (UInt32), element size (UInt32), byte offset (UInt64)
-/// and element count (UInt64).
+/// parse). The header is the magic `VISEG008`, the section count (UInt32) and the CRC-32 (zlib's)
+/// of every byte after the header's 16, then one 24-byte entry per section: key (UInt32), element
+/// size (UInt32), byte offset (UInt64) and element count (UInt64).
+///
+/// The checksum is checked when a start maps a segment file written before: a file damaged on
+/// disk (a flipped bit, a torn block) is refused, and the catalog is built again from its file and
+/// log instead of answering from damaged postings or reading out of bounds.
 enum SegmentFormat {
-    static let magic: [UInt8] = Array("VISEG007".utf8)
+    static let magic: [UInt8] = Array("VISEG008".utf8)
     static let headerSize = 16
     static let entrySize = 24
+    /// Where the checksum sits in the header.
+    static let checksumOffset = 12
 
     /// Rounds `n` up to the section alignment.
     static func aligned(_ n: Int) -> Int { (n + 15) & ~15 }
+
+    /// The CRC-32 of `bytes`, continuing from `crc` (0 to start).
+    static func crc32(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        var crc = UInt(crc)
+        var offset = 0
+        // zlib takes a 32-bit length: large regions go in parts.
+        while offset < bytes.count {
+            let length = min(bytes.count - offset, 1 << 30)
+            crc = CZlib.crc32(
+                crc, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self), UInt32(length))
+            offset += length
+        }
+        return UInt32(truncatingIfNeeded: crc)
+    }
+
+    /// Checks a segment region's checksum against its bytes, read with `pread` for a mapped file
+    /// (so the check leaves nothing resident; see ``ByteRegion/copy(from:count:to:)``).
+    ///
+    /// - Throws: ``SearchError/Code/storage`` when they differ.
+    static func verifyChecksum(of region: ByteRegion) throws(SearchError) {
+        guard region.count >= headerSize else {
+            throw SearchError(code: .storage, message: "not an index segment of this version")
+        }
+        let stored = region.bytes(at: checksumOffset, count: 4).withUnsafeBytes {
+            UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))
+        }
+        var crc: UInt32 = 0
+        var offset = headerSize
+        let chunk = 1 << 20
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while offset < region.count {
+            let count = min(chunk, region.count - offset)
+            buffer.withUnsafeMutableBytes { out in
+                region.copy(from: region.base + offset, count: count, to: out.baseAddress!)
+                crc = crc32(UnsafeRawBufferPointer(rebasing: out[0..<count]), continuing: crc)
+            }
+            offset += count
+        }
+        guard crc == stored else {
+            throw SearchError(
+                code: .storage, message: "index segment is damaged (checksum \(crc) where \(stored) was written)")
+        }
+    }
 }
 
 /// Names one section of a segment.
@@ -132,6 +183,8 @@ struct SectionWriter {
                 UnsafeMutableRawBufferPointer(rebasing: out[offsets[i]..<(offsets[i] + section.bytes.count)])
                     .copyBytes(from: section.bytes)
             }
+            let checksum = SegmentFormat.crc32(UnsafeRawBufferPointer(rebasing: out[SegmentFormat.headerSize...]))
+            out.storeBytes(of: checksum.littleEndian, toByteOffset: SegmentFormat.checksumOffset, as: UInt32.self)
         }
     }
 }
