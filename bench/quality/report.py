@@ -97,11 +97,17 @@ def main():
         print(rules_table(our_name, report))
         print()
         print(per_column_table(report, openset.plain_recall(runs["test"])))
-        # ENGINE: the engine's own open-set decision goes here. Once the engine answers empty by its
-        # own rule, have image-bench --dump write its accept/reject per query and held-out image (an
-        # "answered" field), turn it into a run with our_run, and print it beside the rules above:
-        # test empty rate and recall@1-with-rejection per column, from evaluate() with that field.
-        print("\n(engine's own open-set decision: not wired yet — see the ENGINE marker in report.py)")
+        # The engine's own decision today: an image match is answered at d1 ≤ its default max
+        # distance (FeaturePrinter.defaultMaxDistance), the same for every catalog.
+        threshold = dumps["test"].get("default_max_distance")
+        if threshold is not None:
+            print(f"\n### the engine today: answered at d1 ≤ {threshold:g} (its default max distance)\n")
+            rows = []
+            for s in SPLITS:
+                recall, empty = openset.evaluate(runs[s], openset.RULES["d1 ≤ t"], [threshold])
+                worst = min(recall, key=recall.get)
+                rows.append([s, fmt(empty), fmt(float(np.mean(list(recall.values())))), f"{worst} {fmt(recall[worst])}"])
+            print(table(["split", "held-out empty", "mean recall@1 with rejection", "worst column"], rows))
     with open(os.path.join(args.out, "ours-rules.json"), "w") as f:
         json.dump(report, f, indent=1)
 

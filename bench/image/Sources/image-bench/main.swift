@@ -159,6 +159,8 @@ struct CatalogNeighbour: Encodable {
 
 struct Dump: Encodable {
     var model: String
+    /// The largest distance the engine answers an image match at by default (its open-set rule today).
+    var defaultMaxDistance: Float
     var catalog: [String]
     var catalogNearestOther: [CatalogNeighbour]
     var columns: [DumpColumn]
@@ -202,7 +204,7 @@ func dumpNeighbours(manifestPath: String, outPath: String) throws {
         })
     }
     let heldout = try (manifest.heldout ?? []).map { try neighbours(file: $0.file, answer: nil, catalog: catalog) }
-    let dump = Dump(model: FeaturePrinter.model, catalog: manifest.gallery, catalogNearestOther: nearestOther,
+    let dump = Dump(model: FeaturePrinter.model, defaultMaxDistance: FeaturePrinter.defaultMaxDistance, catalog: manifest.gallery, catalogNearestOther: nearestOther,
                     columns: columns, heldout: heldout)
     let encoder = JSONEncoder()
     encoder.keyEncodingStrategy = .convertToSnakeCase
