@@ -74,6 +74,34 @@ def per_column_table(report, plain):
     return table(["TEST recall@1 with rejection", "no rejection"] + names, rows)
 
 
+def screenshot_table(out):
+    """The engine's sheet on screenshots (bench/quality/screenshots.py), as SCREENSHOT and as CAMERA."""
+    answers = {}
+    for s in SPLITS:
+        path = os.path.join(out, f"screenshots-{s}.json")
+        if os.path.exists(path):
+            answers[s] = json.load(open(path))
+    if not answers:
+        return
+    print("\n### the engine on screenshots (sheet, limit 1, default max distance)\n")
+    rows = []
+    for s, report in answers.items():
+        screens = sorted({q["screen"] for q in report["queries"]})
+        for source in ("screenshot", "camera"):
+            cells = [s, source]
+            for screen in screens:
+                shots = [q for q in report["queries"] if q["screen"] == screen]
+                # An answer of nothing is a key left out (Swift's encoder skips nil).
+                cells.append(fmt(float(np.mean([q.get(source) == q["answer"] for q in shots]))))
+            held = report["heldout"]
+            cells.append(fmt(float(np.mean([q.get(source) is None for q in held]))) if held else "n/a")
+            rows.append(cells)
+        times = sorted(q["screenshot_ms"] for q in report["queries"])
+        rows.append([s, "screenshot path time", f"p50 {times[len(times) // 2]:.1f} ms",
+                     f"p99 {times[min(len(times) - 1, len(times) * 99 // 100)]:.1f} ms", "", ""])
+    print(table(["split", "source"] + [f"recall@1 {n}" for n in screens] + ["held-out screenshots empty"], rows))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "quality", "images"))
@@ -108,6 +136,7 @@ def main():
                 worst = min(recall, key=recall.get)
                 rows.append([s, fmt(empty), fmt(float(np.mean(list(recall.values())))), f"{worst} {fmt(recall[worst])}"])
             print(table(["split", "held-out empty", "mean recall@1 with rejection", "worst column"], rows))
+    screenshot_table(args.out)
     with open(os.path.join(args.out, "ours-rules.json"), "w") as f:
         json.dump(report, f, indent=1)
 

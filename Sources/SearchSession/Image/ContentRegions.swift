@@ -11,7 +11,9 @@
 /// where the luminance steps by more than ``edgeStep`` from its neighbour. Rows and columns with a
 /// long run of such edges are candidate sides; every rectangle of candidate sides covering
 /// ``areaRange`` of the screen is scored by the share of its perimeter that is edge (the weakest
-/// of its four sides), and the best few that do not overlap much are returned.
+/// of its four sides), and the best few that do not overlap much are returned. Beside them, on a
+/// plain background, the largest patches of other colours (a picture whose border is as dark as
+/// the desktop around it has no edge there).
 enum ContentRegions {
     /// A region, in fractions of the buffer's width and height.
     struct Region: Hashable, Sendable {
@@ -100,11 +102,61 @@ enum ContentRegions {
         for candidate in scored where kept.count < maximumRegions {
             if kept.allSatisfy({ overlap($0, candidate.region) < 0.6 }) { kept.append(candidate.region) }
         }
+        // A picture whose border is close to the screen around it (a dark wallpaper on a dark
+        // desktop) has no edge along some side; on a plain background it is still one patch of
+        // other colours, found as such.
+        for patch in patches(image) where kept.allSatisfy({ overlap($0, patch) < 0.8 }) {
+            let area = Double((patch.x1 - patch.x0) * (patch.y1 - patch.y0)) / total
+            if areaRange.contains(area) { kept.append(patch) }
+        }
         return kept.map { r in
             Region(
                 x: Double(r.x0) / Double(w), y: Double(r.y0) / Double(h), width: Double(r.x1 - r.x0) / Double(w),
                 height: Double(r.y1 - r.y0) / Double(h))
         }
+    }
+
+    /// The bounding boxes of the largest patches (4-connected) of pixels unlike the screen's most
+    /// common colour, when that colour is the background of at least a third of the screen; at
+    /// most three, largest first.
+    static func patches(_ image: ReducedImage) -> [(x0: Int, y0: Int, x1: Int, y1: Int)] {
+        let w = image.width
+        let h = image.height
+        let n = w * h
+        // The most common colour, in bins of 16 levels per channel.
+        var counts = [Int](repeating: 0, count: 4096)
+        func bin(_ i: Int) -> Int {
+            let r = min(15, Int(image.rgb[i * 3]) >> 4)
+            let g = min(15, Int(image.rgb[i * 3 + 1]) >> 4)
+            let b = min(15, Int(image.rgb[i * 3 + 2]) >> 4)
+            return r << 8 | g << 4 | b
+        }
+        for i in 0..<n { counts[bin(i)] += 1 }
+        let common = counts.indices.max { counts[$0] < counts[$1] }!
+        guard counts[common] * 3 >= n else { return [] }
+        var label = [Int32](repeating: -1, count: n)  // -1 unvisited foreground, -2 background
+        for i in 0..<n where bin(i) == common { label[i] = -2 }
+        var boxes = [(box: (x0: Int, y0: Int, x1: Int, y1: Int), size: Int)]()
+        var stack = [Int]()
+        for start in 0..<n where label[start] == -1 {
+            let id = Int32(boxes.count)
+            label[start] = id
+            stack.append(start)
+            var box = (x0: w, y0: h, x1: 0, y1: 0)
+            var size = 0
+            while let i = stack.popLast() {
+                let (x, y) = (i % w, i / w)
+                size += 1
+                box = (min(box.x0, x), min(box.y0, y), max(box.x1, x + 1), max(box.y1, y + 1))
+                for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
+                where nx >= 0 && ny >= 0 && nx < w && ny < h && label[ny * w + nx] == -1 {
+                    label[ny * w + nx] = id
+                    stack.append(ny * w + nx)
+                }
+            }
+            boxes.append((box, size))
+        }
+        return boxes.sorted { $0.size > $1.size }.prefix(3).map(\.box)
     }
 
     /// The most candidate columns (and rows) paired into rectangles.

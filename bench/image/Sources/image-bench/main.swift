@@ -35,6 +35,10 @@ struct Peers: Decodable {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count > 4 && arguments[1] == "--screenshots" {
+    try screenshotAnswers(manifestPath: arguments[2], screenshotsPath: arguments[3], outPath: arguments[4])
+    exit(0)
+}
 if arguments.count > 3 && arguments[1] == "--dump" {
     try dumpNeighbours(manifestPath: arguments[2], outPath: arguments[3])
     exit(0)
@@ -209,4 +213,69 @@ func dumpNeighbours(manifestPath: String, outPath: String) throws {
     let encoder = JSONEncoder()
     encoder.keyEncodingStrategy = .convertToSnakeCase
     try encoder.encode(dump).write(to: URL(fileURLWithPath: outPath))
+}
+
+// MARK: - --screenshots: the engine's own sheet answers for screenshots of catalog and held-out pictures
+//
+//     image-bench --screenshots MANIFEST SCREENSHOTS.json OUT.json
+//
+// Builds a SearchEngine whose entities are the manifest's gallery (one per picture, with its
+// built-in print) and asks the sheet (limit 1) for every screenshot of bench/quality/screenshots.py,
+// once as a SCREENSHOT and once as a CAMERA frame, at the engine's default max distance. Writes
+// per screenshot the answered item (or null) for each source.
+
+struct Screenshots: Decodable {
+    struct Shot: Decodable {
+        var file: String
+        var answer: Int?
+        var screen: String
+    }
+    var queries: [Shot]
+    var heldout: [Shot]
+}
+
+struct ScreenshotAnswer: Encodable {
+    var file: String
+    var screen: String
+    var answer: Int?
+    var screenshot: Int?
+    var camera: Int?
+    var screenshotMs: Double
+}
+
+struct ScreenshotReport: Encodable {
+    var queries: [ScreenshotAnswer]
+    var heldout: [ScreenshotAnswer]
+}
+
+func screenshotAnswers(manifestPath: String, screenshotsPath: String, outPath: String) throws {
+    let manifest = try JSONDecoder().decode(DumpManifest.self, from: Data(contentsOf: URL(fileURLWithPath: manifestPath)))
+    let shots = try JSONDecoder().decode(Screenshots.self, from: Data(contentsOf: URL(fileURLWithPath: screenshotsPath)))
+    var entities = [Entity]()
+    for (index, path) in manifest.gallery.enumerated() {
+        var entity = Entity(type: "picture", id: String(index), title: (path as NSString).lastPathComponent)
+        entity.prints = [FeaturePrinter.print(try ImageDecoder.decode(path: path))]
+        entities.append(entity)
+    }
+    let engine = SearchEngine(entities: entities)
+    func answer(_ shot: Screenshots.Shot) throws -> ScreenshotAnswer {
+        let buffer = try ImageDecoder.decode(path: shot.file)
+        func ask(_ source: Source) throws -> (Int?, Double) {
+            let start = ContinuousClock.now
+            let results = try engine.query(
+                QueryRequest(descriptor: Descriptor(pixelBuffer: buffer, source: source), limit: 1))
+            let elapsed = ContinuousClock.now - start
+            let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            return (results.first.flatMap { Int($0.entity.id) }, ms)
+        }
+        let (asScreenshot, ms) = try ask(.screenshot)
+        let (asCamera, _) = try ask(.camera)
+        return ScreenshotAnswer(
+            file: shot.file, screen: shot.screen, answer: shot.answer, screenshot: asScreenshot, camera: asCamera,
+            screenshotMs: ms)
+    }
+    let report = ScreenshotReport(queries: try shots.queries.map(answer), heldout: try shots.heldout.map(answer))
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    try encoder.encode(report).write(to: URL(fileURLWithPath: outPath))
 }
