@@ -8,6 +8,7 @@ entities and their facet counts stay comparable.
 """
 import bisect
 import itertools
+import json
 
 COLOURS = ("black white red blue green grey silver beige brown navy pink yellow orange purple gold "
            "teal olive cream ivory maroon").split()
@@ -126,6 +127,28 @@ class Zipf:
     def rank_of_fraction(self, fraction):
         """The first rank whose cumulative share reaches `fraction`."""
         return bisect.bisect_left(self.cum, fraction * self.cum[-1])
+
+
+def write_truth(path, truth):
+    """Each query's ground truth, one JSON line per query in query order: `target` is the
+    `type/id` of the entity the query was drawn from (null when its labels are out of catalog),
+    `out_of_catalog` whether its labels were drawn from words the catalog does not have, and
+    `category`, when given, the category the query was drawn from."""
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            for t in truth:
+                f.write(json.dumps(t, ensure_ascii=False) + "\n")
+
+
+def write_synonyms(path, groups):
+    """The catalog's synonym groups as catalog synonym lines ({"synonyms": [...]}), ready to be
+    appended to the catalog file; groups of fewer than two distinct terms are left out."""
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            for g in groups:
+                g = list(dict.fromkeys(g))
+                if len(g) > 1:
+                    f.write(json.dumps({"synonyms": g}, ensure_ascii=False) + "\n")
 
 
 def labels(rng, words):

@@ -10,6 +10,9 @@ struct Candidate: Sendable {
     /// The usable text groups it matched, one bit per position in ``Ranker/usableGroups(_:)``
     /// (at most 32); a bit set instead of an array keeps candidates allocation-free.
     var matchedGroups: UInt32
+    /// How many text groups it matched, when that orders it (text rankings; 0 once fused with
+    /// image matches, where reciprocal ranks decide): more captured labels matched ranks first.
+    var coverage: Int = 0
 
     var match: MatchKind {
         switch (textScore != nil, distance != nil) {
@@ -44,7 +47,7 @@ enum Ranker {
     /// - Parameter ordered: `false` leaves the candidates in document order, for a caller that
     ///   counts facets over all of them (sequential memory access) and orders only what it shows
     ///   (``top(_:_:)``).
-    /// - Returns: Candidates, best first: exact hits, then score, then document number (only the
+    /// - Returns: Candidates, best first: more groups matched (text only), exact hits, then score, then document number (only the
     ///   best `topK` when given), or in document order when not `ordered`. `nil` when there was
     ///   nothing to match on (no groups, no prints), so the caller can browse instead.
     /// - Parameter splitFrom: The matches expected from which matching is worth two cores.
@@ -103,6 +106,7 @@ enum Ranker {
             for (rank, candidate) in textOrder.enumerated() {
                 var candidate = candidate
                 candidate.score = 1 / (rrfK + Float(rank + 1))
+                candidate.coverage = 0
                 fused[candidate.doc] = candidate
             }
             for list in imageLists {
@@ -158,7 +162,7 @@ enum Ranker {
             out.append(
                 Candidate(
                     doc: matches.docs[k], exact: exact[k], score: score, textScore: score, distance: nil,
-                    matchedGroups: all))
+                    matchedGroups: all, coverage: groups.count))
         }
         return out
     }
@@ -253,7 +257,8 @@ enum Ranker {
             }
             out.append(
                 Candidate(
-                    doc: doc, exact: isExact, score: score, textScore: score, distance: nil, matchedGroups: matched))
+                    doc: doc, exact: isExact, score: score, textScore: score, distance: nil, matchedGroups: matched,
+                    coverage: matched.nonzeroBitCount))
         }
         return out
     }
@@ -314,6 +319,7 @@ enum Ranker {
     }
 
     static func better(_ a: Candidate, _ b: Candidate) -> Bool {
+        if a.coverage != b.coverage { return a.coverage > b.coverage }
         if a.exact != b.exact { return a.exact }
         if a.score != b.score { return a.score > b.score }
         return a.doc < b.doc

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Label quality by catalog: nDCG@10 of the sheet beside tantivy BM25 and SQLite FTS5 bm25.
+
+    bench/quality/labels.py [--out bench/out/quality/labels] [--count 25000] [--binary PATH]
+
+Per catalog (bench/quality/README.md, "Labels"): the generator writes the catalog, its queries,
+each query's ground truth (`--truth`) and its synonym groups (`--synonyms`); this script judges
+every query from that ground truth, asks our sheet (`vi-continue query --batch`, in-process) and
+the two peers of bench/search-peers.py (imported), once without synonyms and once with them,
+and prints one markdown table. TUNE rows are marked; only TEST rows tell whether a change
+generalises.
+"""
+import argparse
+import importlib.util
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+from importlib.machinery import SourceFileLoader
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.dirname(HERE)
+ROOT = os.path.dirname(BENCH)
+
+
+def load(name, path):
+    loader = SourceFileLoader(name, path)
+    spec = importlib.util.spec_from_loader(name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+peers = load("search_peers", os.path.join(BENCH, "search-peers.py"))
+library = load("gen_catalog_library", os.path.join(BENCH, "gen-catalog-library"))
+words = peers.words
+
+# name: (generator, split, extra generator arguments)
+CATALOGS = {
+    "music": ("gen-catalog", "tune", ["--out-of-catalog", "0.3"]),
+    "shop": ("gen-catalog-shop", "tune", []),
+    "sparse": ("gen-catalog-sparse", "tune", []),
+    "listings": ("gen-catalog-listings", "test", []),
+    "library": ("gen-catalog-library", "test", []),
+}
+
+
+def generate(name, out, count, python):
+    d = os.path.join(out, name)
+    os.makedirs(d, exist_ok=True)
+    files = {k: os.path.join(d, f"{k}.jsonl") for k in ("catalog", "queries", "truth", "synonyms")}
+    if not all(os.path.exists(f) for f in files.values()):
+        generator, _, extra = CATALOGS[name]
+        subprocess.run([python, os.path.join(BENCH, generator), "--count", str(count), "--out", files["catalog"],
+                        "--queries", files["queries"], "--truth", files["truth"], "--synonyms", files["synonyms"],
+                        *extra], check=True, stdout=subprocess.DEVNULL)
+    return files
+
+
+def forms(word):
+    """A folded word and its English plural or singular (the library generator's own rule), so a
+    judged label `knife` is carried by `Knives` as the generator means it."""
+    out = {word, library.plural(word)}
+    out.update(s for s, p in library.IRREGULAR.items() if p == word)
+    if word.endswith("ies"):
+        out.add(word[:-3] + "y")
+    if word.endswith("es"):
+        out.add(word[:-2])
+    if word.endswith("s"):
+        out.add(word[:-1])
+    return out
+
+
+def carries(entity_words, label):
+    ws = words(label)
+    return bool(ws) and all(forms(w) & entity_words for w in ws)
+
+
+def judge(docs, queries, truths):
+    """Graded relevance per query from the generator's ground truth.
+
+    The labels that count are the ones the query's target entity carries (all of them when the
+    query has no target: music's are about a category); an entity carries a label when each of
+    its words (folded, in the singular or the plural) is in its title, tags or category path.
+    Grade 3: the target (for music: an entity of the query's category carrying every label);
+    2: another entity carrying every label; 1: carrying at least half of them; out-of-catalog
+    queries have no relevant entity and are scored by whether the answer is empty.
+    """
+    features = {}
+    index = {}  # folded word → the refs carrying it
+    for d in docs:
+        ref = f'{d["type"]}/{d["id"]}'
+        ws = set(words(" ".join([d["title"], d["category"].replace("/", " ")] + d["tags"])))
+        features[ref] = (ws, d["category"])
+        for w in ws:
+            index.setdefault(w, set()).add(ref)
+
+    def carriers(label):
+        found = None
+        for w in words(label):
+            refs = set().union(*(index.get(f, set()) for f in forms(w)))
+            found = refs if found is None else found & refs
+        return found or set()
+
+    judged = []
+    for q, t in zip(queries, truths):
+        if t["out_of_catalog"]:
+            judged.append(None)
+            continue
+        labels = [label["text"] for label in q["labels"]]
+        target = t.get("target")
+        if target:
+            labels = [label for label in labels if carries(features[target][0], label)] or labels
+        counts = {}
+        for label in labels:
+            for ref in carriers(label):
+                counts[ref] = counts.get(ref, 0) + 1
+        grades = {}
+        for ref, n in counts.items():
+            grade = 2 if n == len(labels) else 1 if 2 * n >= len(labels) else 0
+            if not target and t.get("category") == features[ref][1] and grade == 2:
+                grade = 3
+            if grade:
+                grades[ref] = grade
+        if target:
+            grades[target] = 3
+        judged.append(grades)
+    return judged
+
+
+def ndcg(ranked, grades):
+    dcg = sum((2 ** grades.get(r, 0) - 1) / math.log2(i + 2) for i, r in enumerate(ranked[:10]))
+    ideal = sorted(grades.values(), reverse=True)[:10]
+    idcg = sum((2 ** g - 1) / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def synonym_map(groups):
+    """Folded single word → every folded single word of its groups."""
+    out = {}
+    for g in groups:
+        terms = [" ".join(words(t)) for t in g]
+        terms = [t for t in terms if t and " " not in t]
+        for t in terms:
+            out.setdefault(t, set()).update(terms)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def with_synonyms(queries, synonyms, seed):
+    """The queries as they would come with the synonyms in use: every label that is a term of a
+    group becomes another term of it half of the time (a camera that says `Messer` or `couch`)."""
+    rng = random.Random(seed)
+    out = []
+    for q in queries:
+        labels = []
+        for label in q["labels"]:
+            key = " ".join(words(label["text"]))
+            others = [t for t in synonyms.get(key, []) if t != key]
+            if others and rng.random() < 0.5:
+                label = dict(label, text=rng.choice(others))
+            labels.append(label)
+        out.append(dict(q, labels=labels))
+    return out
+
+
+def ours(binary, catalog, routes, queries, scratch):
+    """Our sheet's refs per query (top 10), from one `vi-continue query --batch` run."""
+    batch = os.path.join(scratch, "batch.jsonl")
+    with open(batch, "w", encoding="utf-8") as f:
+        for q in queries:
+            texts = [label["text"] for label in q["labels"] if label["text"].strip()]
+            f.write(json.dumps({"labels": texts, "limit": 10}, ensure_ascii=False) + "\n")
+    run = subprocess.run([binary, "query", "--catalog", catalog, "--routes", routes, "--batch", batch, "--json"],
+                         check=True, capture_output=True, text=True)
+    answers = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+    if len(answers) != len(queries) or any("error" in a for a in answers):
+        bad = next((a for a in answers if "error" in a), {})
+        sys.exit(f"labels: vi-continue answered {len(answers)} of {len(queries)} lines; {bad.get('error', '')}")
+    return [[f'{r["type"]}/{r["id"]}' for r in a["results"]] for a in answers]
+
+
+def score(rankings, judged):
+    inside = [ndcg(r, g) for r, g in zip(rankings, judged) if g is not None]
+    empty = [not r for r, g in zip(rankings, judged) if g is None]
+    return sum(inside) / len(inside), sum(empty) / max(1, len(empty)), len(inside), len(empty)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", default=os.path.join(ROOT, "bench", "out", "quality", "labels"))
+    p.add_argument("--count", type=int, default=25_000)
+    p.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "vi-continue"))
+    p.add_argument("--only", help="comma-separated catalog names")
+    a = p.parse_args()
+    names = a.only.split(",") if a.only else list(CATALOGS)
+    rows = []
+    results = {}
+    for name in names:
+        files = generate(name, a.out, a.count, sys.executable)
+        d = os.path.dirname(files["catalog"])
+        docs = peers.read_docs(files["catalog"])
+        queries = [json.loads(line) for line in open(files["queries"], encoding="utf-8")]
+        truths = [json.loads(line) for line in open(files["truth"], encoding="utf-8")]
+        groups = [json.loads(line)["synonyms"] for line in open(files["synonyms"], encoding="utf-8")]
+        judged = judge(docs, queries, truths)
+        # Our catalogs: without any synonym line (music's file has one), and with the generator's.
+        plain = os.path.join(d, "catalog-plain.jsonl")
+        with open(files["catalog"], encoding="utf-8") as src, open(plain, "w", encoding="utf-8") as dst:
+            dst.writelines(line for line in src if not line.startswith('{"synonyms"'))
+        syn_catalog = os.path.join(d, "catalog-synonyms.jsonl")
+        with open(plain, encoding="utf-8") as src, open(syn_catalog, "w", encoding="utf-8") as dst:
+            dst.writelines(open(files["synonyms"], encoding="utf-8").read())
+            dst.writelines(src)
+        routes = os.path.join(d, "routes.json")
+        with open(routes, "w") as f:
+            json.dump({"version": 1, "schemes": ["quality"], "routes": [
+                {"name": t, "pattern": f"/{t}/{{id:string}}", "screen": t, "entity": t}
+                for t in sorted({doc["type"] for doc in docs})]}, f)
+        synonyms = synonym_map(groups)
+        syn_queries = with_synonyms(queries, synonyms, name)
+        fts = peers.fts5_sheet(docs)
+        tv = peers.tantivy_sheet(docs)
+        row = {"name": name, "split": CATALOGS[name][1], "groups": len(groups),
+               "swapped": sum(x["labels"] != y["labels"] for x, y in zip(queries, syn_queries))}
+        for variant, qs, syn, catalog in (("plain", queries, None, plain),
+                                          ("synonyms", syn_queries, synonyms, syn_catalog)):
+            runs = {"ours": ours(a.binary, catalog, routes, qs, d),
+                    "tantivy": [tv(q, syn) for q in qs],
+                    "fts5": [fts(q, syn) for q in qs]}
+            for system, rankings in runs.items():
+                row[(variant, system)] = score(rankings, judged)
+        rows.append(row)
+        results[name] = {f"{v}/{s}": row[(v, s)] for v in ("plain", "synonyms") for s in ("ours", "tantivy", "fts5")}
+        print(f"labels: {name} done", file=sys.stderr, flush=True)
+    with open(os.path.join(a.out, "labels.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    report(rows)
+
+
+def report(rows):
+    print("## Labels: nDCG@10 of the sheet per catalog (in-catalog queries), without and with synonyms\n")
+    print("| catalog | split | queries (in / out) | ours | tantivy | FTS5 | ours − best peer "
+          "| ours +syn | tantivy +syn | FTS5 +syn | ours − best peer +syn |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in sorted(rows, key=lambda r: (r["split"] != "tune", r["name"])):
+        cells = []
+        for variant in ("plain", "synonyms"):
+            o, t, f = (r[(variant, s)][0] for s in ("ours", "tantivy", "fts5"))
+            cells += [f"{o:.3f}", f"{t:.3f}", f"{f:.3f}", f"{o - max(t, f):+.3f}"]
+        n_in, n_out = r[("plain", "ours")][2:]
+        split = "tune" if r["split"] == "tune" else "**TEST**"
+        print(f"| {r['name']} | {split} | {n_in} / {n_out} | " + " | ".join(cells) + " |")
+    print("\n## Labels: out-of-catalog queries (labels the catalog does not have)\n")
+    print("| catalog | split | queries | ours answered empty | tantivy answered empty | FTS5 answered empty "
+          "| ours empty +syn |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in sorted(rows, key=lambda r: (r["split"] != "tune", r["name"])):
+        e = [r[("plain", s)][1] for s in ("ours", "tantivy", "fts5")]
+        print(f"| {r['name']} | {r['split']} | {r[('plain', 'ours')][3]} | {e[0]:.3f} | {e[1]:.3f} | {e[2]:.3f} "
+              f"| {r[('synonyms', 'ours')][1]:.3f} |")
+    print("\nSynonym groups per catalog (queries with a label swapped for a synonym): "
+          + ", ".join(f"{r['name']} {r['groups']} ({r['swapped']})" for r in rows))
+
+
+if __name__ == "__main__":
+    main()
