@@ -12,7 +12,7 @@ struct Candidate: Sendable {
     var matchedGroups: UInt32
     /// How many text groups it matched, when that orders it (text rankings; 0 once fused with
     /// image matches, where reciprocal ranks decide): more captured labels matched ranks first.
-    var coverage: Int = 0
+    var coverage: UInt8 = 0
 
     var match: MatchKind {
         switch (textScore != nil, distance != nil) {
@@ -47,9 +47,10 @@ enum Ranker {
     /// - Parameter ordered: `false` leaves the candidates in document order, for a caller that
     ///   counts facets over all of them (sequential memory access) and orders only what it shows
     ///   (``top(_:_:)``).
-    /// - Returns: Candidates, best first: more groups matched (text only), exact hits, then score, then document number (only the
-    ///   best `topK` when given), or in document order when not `ordered`. `nil` when there was
-    ///   nothing to match on (no groups, no prints), so the caller can browse instead.
+    /// - Returns: Candidates, best first: more groups matched (text only), exact hits, then score,
+    ///   then document number (only the best `topK` when given), or in document order when not
+    ///   `ordered`. `nil` when there was nothing to match on (no groups, no prints), so the caller
+    ///   can browse instead.
     /// - Parameter splitFrom: The matches expected from which matching is worth two cores.
     static func rank(
         _ snapshot: CatalogSnapshot, groups: [TextGroup], mode: Mode, prints: [FeaturePrint], maxDistance: Float?,
@@ -162,7 +163,7 @@ enum Ranker {
             out.append(
                 Candidate(
                     doc: matches.docs[k], exact: exact[k], score: score, textScore: score, distance: nil,
-                    matchedGroups: all, coverage: groups.count))
+                    matchedGroups: all, coverage: UInt8(groups.count)))
         }
         return out
     }
@@ -258,7 +259,7 @@ enum Ranker {
             out.append(
                 Candidate(
                     doc: doc, exact: isExact, score: score, textScore: score, distance: nil, matchedGroups: matched,
-                    coverage: matched.nonzeroBitCount))
+                    coverage: UInt8(matched.nonzeroBitCount)))
         }
         return out
     }
