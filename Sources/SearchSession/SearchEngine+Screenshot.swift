@@ -4,8 +4,16 @@ extension SearchEngine {
     ///
     /// A screenshot shows its content pixel-exact inside UI, often on a tenth to a half of the
     /// screen (see ``ContentRegions``): the print of each likely content region is compared with
-    /// the catalog, beside the whole screen's, and the one nearest to a catalog picture stands for
-    /// the screenshot. A camera frame (or a source not said) is printed whole, as before.
+    /// the catalog, beside the whole screen's, and the one nearest to a catalog picture (within
+    /// ``screenshotRegionMaxDistance`` for a region) stands for the screenshot. A camera frame (or
+    /// a source not said) is printed whole, as before.
+    /// The largest distance at which a region of a screenshot stands for it. Content on a screen
+    /// is the catalog picture itself, scaled: its print lies much closer than a camera's photo of
+    /// it (bench/quality's tune families: every true match within 0.075, pictures of things not
+    /// in the catalog from 0.092), and the many regions of a screen must not lend an unknown
+    /// picture a match the looser camera threshold would let through.
+    static let screenshotRegionMaxDistance: Float = 0.075
+
     static func pixelPrint(of buffer: PixelBuffer, source: Source, in snapshot: CatalogSnapshot) -> FeaturePrint {
         let whole = FeaturePrinter.print(buffer)
         guard source == .screenshot else { return whole }
@@ -18,7 +26,7 @@ extension SearchEngine {
         for region in regions {
             let print = FeaturePrinter.print(reduced: reduce(buffer, to: region))
             let distance = nearestDistance(print)
-            if distance < best.distance { best = (print, distance) }
+            if distance <= screenshotRegionMaxDistance && distance < best.distance { best = (print, distance) }
         }
         return best.print
     }

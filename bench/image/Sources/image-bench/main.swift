@@ -239,6 +239,8 @@ struct ScreenshotAnswer: Encodable {
     var screen: String
     var answer: Int?
     var screenshot: Int?
+    /// The image distance of the SCREENSHOT answer.
+    var screenshotDistance: Float?
     var camera: Int?
     var screenshotMs: Double
 }
@@ -260,19 +262,19 @@ func screenshotAnswers(manifestPath: String, screenshotsPath: String, outPath: S
     let engine = SearchEngine(entities: entities)
     func answer(_ shot: Screenshots.Shot) throws -> ScreenshotAnswer {
         let buffer = try ImageDecoder.decode(path: shot.file)
-        func ask(_ source: Source) throws -> (Int?, Double) {
+        func ask(_ source: Source) throws -> (Int?, Float?, Double) {
             let start = ContinuousClock.now
             let results = try engine.query(
                 QueryRequest(descriptor: Descriptor(pixelBuffer: buffer, source: source), limit: 1))
             let elapsed = ContinuousClock.now - start
             let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-            return (results.first.flatMap { Int($0.entity.id) }, ms)
+            return (results.first.flatMap { Int($0.entity.id) }, results.first?.distance, ms)
         }
-        let (asScreenshot, ms) = try ask(.screenshot)
-        let (asCamera, _) = try ask(.camera)
+        let (asScreenshot, distance, ms) = try ask(.screenshot)
+        let (asCamera, _, _) = try ask(.camera)
         return ScreenshotAnswer(
-            file: shot.file, screen: shot.screen, answer: shot.answer, screenshot: asScreenshot, camera: asCamera,
-            screenshotMs: ms)
+            file: shot.file, screen: shot.screen, answer: shot.answer, screenshot: asScreenshot,
+            screenshotDistance: distance, camera: asCamera, screenshotMs: ms)
     }
     let report = ScreenshotReport(queries: try shots.queries.map(answer), heldout: try shots.heldout.map(answer))
     let encoder = JSONEncoder()
