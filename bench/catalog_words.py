@@ -66,8 +66,30 @@ pinwheel boomerang yoyo kaleidoscope hourglass sundial obelisk pyramid sphinx ga
 centaur griffin phoenix unicorn dragon kraken yeti sasquatch chupacabra leprechaun""".split()
 
 
-def stem(word):
-    """vi-continue's plural stemming (Analyzer.stem), for words in lower case."""
+# English plurals the suffix rules get wrong (Analyzer.irregularPlurals, in the same order).
+IRREGULAR_PLURALS = {
+    "knives": "knife", "wives": "wife", "lives": "life", "leaves": "leaf", "loaves": "loaf", "halves": "half",
+    "shelves": "shelf", "wolves": "wolf", "calves": "calf", "thieves": "thief", "scarves": "scarf", "hooves": "hoof",
+    "elves": "elf", "selves": "self", "sheaves": "sheaf", "potatoes": "potato", "tomatoes": "tomato",
+    "heroes": "hero", "echoes": "echo", "mangoes": "mango", "volcanoes": "volcano", "mosquitoes": "mosquito",
+    "torpedoes": "torpedo", "vetoes": "veto", "dominoes": "domino", "buffaloes": "buffalo", "tornadoes": "tornado",
+    "men": "man", "women": "woman", "children": "child", "people": "person", "feet": "foot", "teeth": "tooth",
+    "geese": "goose", "mice": "mouse", "lice": "louse", "oxen": "ox", "cacti": "cactus", "fungi": "fungus",
+    "nuclei": "nucleus", "radii": "radius", "stimuli": "stimulus", "criteria": "criterion",
+    "phenomena": "phenomenon", "indices": "index", "matrices": "matrix", "vertices": "vertex",
+    "appendices": "appendix", "analyses": "analysis", "crises": "crisis", "theses": "thesis",
+    "diagnoses": "diagnosis", "hypotheses": "hypothesis", "oases": "oasis", "buses": "bus", "gases": "gas",
+    "lenses": "lens", "bonuses": "bonus", "viruses": "virus", "campuses": "campus", "circuses": "circus",
+    "octopuses": "octopus", "statuses": "status", "walruses": "walrus", "choruses": "chorus", "geniuses": "genius",
+    "atlases": "atlas", "canvases": "canvas", "irises": "iris", "quizzes": "quiz", "cookies": "cookie",
+    "movies": "movie", "hoodies": "hoodie", "zombies": "zombie", "brownies": "brownie", "calories": "calorie",
+    "smoothies": "smoothie", "rookies": "rookie", "selfies": "selfie", "beanies": "beanie", "goalies": "goalie",
+    "pixies": "pixie", "prairies": "prairie", "genies": "genie", "aunties": "auntie", "boogies": "boogie",
+}
+
+
+def regular_stem(word):
+    """The suffix rules of vi-continue's plural stemming (Analyzer.regularStem)."""
     if len(word) <= 3 or not word.endswith("s"):
         return word
     if word.endswith("sses"):
@@ -79,6 +101,14 @@ def stem(word):
     if word.endswith(("ss", "us", "is")):
         return word
     return word[:-1]
+
+
+def stem(word):
+    """vi-continue's plural stemming (Analyzer.stem), for words in lower case: the irregular
+    plurals to their singulars as the suffix rules leave them, then the suffix rules."""
+    if word in IRREGULAR_PLURALS:
+        return regular_stem(IRREGULAR_PLURALS[word])
+    return regular_stem(word)
 
 
 def distinct_stems(words, taken=None):

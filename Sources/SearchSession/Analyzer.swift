@@ -106,10 +106,18 @@ public struct Analyzer: Sendable {
         "ł": "l", "Ł": "l", "þ": "th", "Þ": "th", "ı": "i",
     ]
 
-    /// Simple plural stemming: `-sses` → `-ss`, `-xes`/`-ches`/`-shes` → drop `-es`, `-ies` → `-y`,
-    /// otherwise a final `-s` is dropped unless the word ends in `-ss`, `-us` or `-is`. Words of
-    /// three letters or fewer and numbers are kept as they are.
+    /// Simple plural stemming: English irregular plurals first (``irregularPlurals``: `knives` →
+    /// `knife`, `children` → `child`, `cookies` → `cookie`), then `-sses` → `-ss`,
+    /// `-xes`/`-ches`/`-shes` → drop `-es`, `-ies` → `-y`, otherwise a final `-s` is dropped unless
+    /// the word ends in `-ss`, `-us` or `-is`. Other words of three letters or fewer and numbers
+    /// are kept as they are.
     public static func stem(_ word: String) -> String {
+        if let singular = Irregular.shared.singular(of: word) { return singular }
+        return regularStem(word)
+    }
+
+    /// The suffix rules of ``stem(_:)``, without the irregular plurals.
+    static func regularStem(_ word: String) -> String {
         let u = Array(word.utf8)
         guard u.count > 3, let last = u.last, last == UInt8(ascii: "s") else { return word }
         func ends(_ suffix: StaticString) -> Bool {
@@ -125,6 +133,69 @@ public struct Analyzer: Sendable {
         if ends("xes") || ends("ches") || ends("shes") { return String(decoding: u.dropLast(2), as: UTF8.self) }
         if ends("ss") || ends("us") || ends("is") { return word }
         return String(decoding: u.dropLast(), as: UTF8.self)
+    }
+
+    /// English plurals the suffix rules get wrong, with their singulars: `-ves` of `-f`/`-fe`
+    /// nouns, `-oes` of `-o` nouns, vowel-changing and `-en` plurals, Latin and Greek ones, `-ses`
+    /// of nouns in `-s`, and `-ies` of nouns in `-ie` (the rule would make `cookies` `cooky`, the
+    /// singular `cookie`). Words like `leaves` or `lives` are verbs too; either way they fold
+    /// with the noun.
+    static let irregularPlurals: KeyValuePairs<String, String> = [
+        "knives": "knife", "wives": "wife", "lives": "life", "leaves": "leaf", "loaves": "loaf",
+        "halves": "half", "shelves": "shelf", "wolves": "wolf", "calves": "calf", "thieves": "thief",
+        "scarves": "scarf", "hooves": "hoof", "elves": "elf", "selves": "self", "sheaves": "sheaf",
+        "potatoes": "potato", "tomatoes": "tomato", "heroes": "hero", "echoes": "echo", "mangoes": "mango",
+        "volcanoes": "volcano", "mosquitoes": "mosquito", "torpedoes": "torpedo", "vetoes": "veto",
+        "dominoes": "domino", "buffaloes": "buffalo", "tornadoes": "tornado",
+        "men": "man", "women": "woman", "children": "child", "people": "person", "feet": "foot",
+        "teeth": "tooth", "geese": "goose", "mice": "mouse", "lice": "louse", "oxen": "ox",
+        "cacti": "cactus", "fungi": "fungus", "nuclei": "nucleus", "radii": "radius", "stimuli": "stimulus",
+        "criteria": "criterion", "phenomena": "phenomenon", "indices": "index", "matrices": "matrix",
+        "vertices": "vertex", "appendices": "appendix", "analyses": "analysis", "crises": "crisis",
+        "theses": "thesis", "diagnoses": "diagnosis", "hypotheses": "hypothesis", "oases": "oasis",
+        "buses": "bus", "gases": "gas", "lenses": "lens", "bonuses": "bonus", "viruses": "virus",
+        "campuses": "campus", "circuses": "circus", "octopuses": "octopus", "statuses": "status",
+        "walruses": "walrus", "choruses": "chorus", "geniuses": "genius", "atlases": "atlas",
+        "canvases": "canvas", "irises": "iris", "quizzes": "quiz",
+        "cookies": "cookie", "movies": "movie", "hoodies": "hoodie", "zombies": "zombie",
+        "brownies": "brownie", "calories": "calorie", "smoothies": "smoothie", "rookies": "rookie",
+        "selfies": "selfie", "beanies": "beanie", "goalies": "goalie", "pixies": "pixie",
+        "prairies": "prairie", "genies": "genie", "aunties": "auntie", "boogies": "boogie",
+    ]
+
+    /// ``irregularPlurals`` as a lookup, asked only for words whose first and last letters start
+    /// and end some plural of the table (a bit test), so most words cost no hashing.
+    private struct Irregular: Sendable {
+        static let shared = Irregular()
+        private let table: [String: String]
+        /// Bit `first % 32 * 32 + last % 32` is set when a plural starts with `first` and ends
+        /// with `last` (ASCII letters).
+        private let ends: [UInt64]
+
+        private init() {
+            var table = [String: String]()
+            var ends = [UInt64](repeating: 0, count: 16)
+            for (plural, singular) in Analyzer.irregularPlurals {
+                // The singular as the suffix rules leave it (`lens` → `len`), so both forms agree.
+                table[plural] = Analyzer.regularStem(singular)
+                let key = Self.key(plural.utf8.first!, plural.utf8.last!)
+                ends[key >> 6] |= 1 << UInt64(key & 63)
+            }
+            self.table = table
+            self.ends = ends
+        }
+
+        private static func key(_ first: UInt8, _ last: UInt8) -> Int { Int(first & 31) << 5 | Int(last & 31) }
+
+        func singular(of word: String) -> String? {
+            var word = word
+            let candidate = word.withUTF8 { u -> Bool in
+                guard u.count >= 3 && u.count <= 10, let first = u.first, let last = u.last else { return false }
+                let key = Self.key(first, last)
+                return ends[key >> 6] & (1 << UInt64(key & 63)) != 0
+            }
+            return candidate ? table[word] : nil
+        }
     }
 }
 

@@ -10,6 +10,8 @@ import Testing
         ("GUITARS and Amps!", ["guitar", "and", "amp"]),
         ("Melodies, boxes, classes, matches, dishes", ["melody", "box", "class", "match", "dish"]),
         ("bus gas its analysis", ["bus", "gas", "its", "analysis"]),
+        ("Knives shelves children feet mice tomatoes", ["knife", "shelf", "child", "foot", "mouse", "tomato"]),
+        ("Cookies cookie buses lenses lens", ["cookie", "cookie", "bus", "len", "len"]),
         ("Don't stop", ["dont", "stop"]),
         ("L'appartement d’Anna", ["lappartement", "appartement", "danna", "anna"]),
         ("dell'arte O'Connor's", ["dellarte", "arte", "oconnor", "connor"]),
@@ -22,6 +24,16 @@ import Testing
     ])
     func foldsSplitsAndStems(text: String, expected: [String]) {
         #expect(Analyzer().terms(text) == expected)
+    }
+
+    @Test func irregularPluralsFoldWithTheirSingulars() {
+        for (plural, singular) in Analyzer.irregularPlurals {
+            #expect(Analyzer.stem(plural) == Analyzer.stem(singular), "\(plural) → \(singular)")
+        }
+        // Words the table does not know keep the suffix rules.
+        #expect(Analyzer.stem("melodies") == "melody")
+        #expect(Analyzer.stem("houses") == "house")
+        #expect(Analyzer.stem("omens") == "omen")
     }
 
     @Test func synonymsMapToTheFirstTermOfTheirGroup() {

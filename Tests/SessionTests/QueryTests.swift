@@ -15,6 +15,19 @@ import Testing
         #expect(singular.allSatisfy { $0.match == .text && $0.matchedTerms == ["Axe"] })
     }
 
+    @Test func aSingularLabelFindsIrregularPluralsAndBack() throws {
+        let engine = SearchEngine(entities: [
+            Entity(type: "product", id: "block", title: "Knives Block", category: "Kitchen/Knives"),
+            Entity(type: "product", id: "shelf", title: "Oak Shelf", tags: ["children"]),
+        ])
+        let knife = try engine.query(QueryRequest(descriptor: Descriptor(labels: [Label("knife")])))
+        #expect(knife.map(\.entity.id) == ["block"])
+        let shelves = try engine.query(
+            QueryRequest(descriptor: Descriptor(labels: [Label("Shelves"), Label("child")])))
+        #expect(shelves.map(\.entity.id) == ["shelf"])
+        #expect(shelves.first?.matchedTerms == ["Shelves", "child"])
+    }
+
     @Test func anAlbumBringsItsArtistAndTheArtistsUpcomingConcerts() throws {
         let results = try engine.query(QueryRequest(descriptor: Descriptor(labels: [Label("abbey road")])))
         #expect(results.map(\.entity.id) == ["abbey-road", "the-beatles", "beatles-berlin"])
