@@ -71,7 +71,8 @@ import Testing
     @Test("serve says at start which types cannot be opened, and neither it nor the offline query shows them")
     func resultsThatCannotBeOpenedAreLeftOut() async throws {
         let missingRoutes = "Tests/CLITests/Fixtures/routes-missing-types.json"
-        let query = ["query", "--labels", "jazz", "--limit", "20", "--json"]
+        // A playlist, tracks and albums match these directly.
+        let query = ["query", "--labels", "jazz essentials,shadows song,lost", "--limit", "20", "--json"]
         let routed = try await CLI.run(query + ["--catalog", CLI.catalog, "--routes", CLI.routes])
         #expect(routed.stdout.contains(#""type":"track""#) && routed.stdout.contains(#""type":"playlist""#))
         let offline = try await CLI.run(query + ["--catalog", CLI.catalog, "--routes", missingRoutes])
