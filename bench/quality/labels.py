@@ -217,11 +217,9 @@ def main():
         with open(plain, encoding="utf-8") as src, open(syn_catalog, "w", encoding="utf-8") as dst:
             dst.writelines(open(files["synonyms"], encoding="utf-8").read())
             dst.writelines(src)
+        # A route for every entity type: serve and the CLI leave out what no route opens.
         routes = os.path.join(d, "routes.json")
-        with open(routes, "w") as f:
-            json.dump({"version": 1, "schemes": ["quality"], "routes": [
-                {"name": t, "pattern": f"/{t}/{{id:string}}", "screen": t, "entity": t}
-                for t in sorted({doc["type"] for doc in docs})]}, f)
+        subprocess.run([os.path.join(ROOT, "bench", "routes-for-catalog"), files["catalog"], routes], check=True)
         synonyms = synonym_map(groups)
         syn_queries = with_synonyms(queries, synonyms, name)
         fts = peers.fts5_sheet(docs)

@@ -79,13 +79,12 @@ enum ContentRegions {
                     for y1 in rows[(j + 1)...] {
                         let area = Double((x1 - x0) * (y1 - y0)) / total
                         guard areaRange.contains(area) else { continue }
-                        let sides = [
-                            Double(columnEdges(x0, y0, y1)) / Double(y1 - y0),
-                            Double(columnEdges(x1, y0, y1)) / Double(y1 - y0),
-                            Double(rowEdges(y0, x0, x1)) / Double(x1 - x0),
-                            Double(rowEdges(y1, x0, x1)) / Double(x1 - x0),
-                        ]
-                        let coverage = sides.min()!
+                        // The weakest side, without an array per rectangle (there may be 10⁵ of them).
+                        let height = Double(y1 - y0)
+                        let width = Double(x1 - x0)
+                        let coverage = min(
+                            min(Double(columnEdges(x0, y0, y1)), Double(columnEdges(x1, y0, y1))) / height,
+                            min(Double(rowEdges(y0, x0, x1)), Double(rowEdges(y1, x0, x1))) / width)
                         if coverage >= minimumSideCoverage {
                             scored.append(((x0, y0, x1, y1), coverage, area))
                         }

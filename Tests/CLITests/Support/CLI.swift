@@ -1,4 +1,5 @@
 import Foundation
+import ServeTestSupport
 
 /// Runs the built `vi-continue` executable (`.build/debug/vi-continue`, built by
 /// `swift build --build-tests`) as a user would, from the repository root.
@@ -33,7 +34,7 @@ enum CLI {
     /// server, and with the day pinned (``today``) so answers listing upcoming concerts do not
     /// change with the date the tests run; then `environment` is added.
     /// The day every command and server of the tests takes for today.
-    static let today = "2026-12-01"
+    static let today = pinnedToday
 
     static func run(
         _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]

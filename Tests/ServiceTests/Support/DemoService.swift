@@ -2,6 +2,7 @@ import ContinueService
 import DeepLinkRouter
 import Foundation
 import SearchSession
+import ServeTestSupport
 import WireProtocol
 
 /// The service on the bundled demo catalog and route table, with sessions in memory; TCP clients
@@ -18,7 +19,7 @@ enum DemoService {
         let table = try RouteTable(contentsOfFile: directory + "/routes.json")
         let engine = SearchEngine(catalog: catalog)
         // Pinned, so answers listing upcoming concerts do not change with the date the tests run.
-        engine.fixToday(CalendarDay("2026-12-01"))
+        engine.fixToday(CalendarDay(pinnedToday))
         let sessions = SearchSessions(engine: engine, store: InMemorySessionStore())
         return VisualSearchService(
             sessions: sessions, router: Router(table: table), writeGuard: WriteGuard(token: writeToken))

@@ -1,4 +1,5 @@
 import Foundation
+import ServeTestSupport
 import Synchronization
 
 /// A real `vi-continue serve` process on an ephemeral port, with its standard error captured
@@ -20,10 +21,8 @@ final class ServerProcess: @unchecked Sendable {
     ///     'ulimit -Sn N; exec ...'`, so the process is still the server itself).
     init(_ arguments: [String] = [], environment: [String: String] = [:], softOpenFileLimit: Int? = nil) throws {
         // The day is pinned so that answers listing upcoming concerts do not change with the date.
-        process.environment = ProcessInfo.processInfo.environment.merging(["VI_CONTINUE_TODAY": "2026-12-01"]) {
-            $1
-        }
-        .merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(["VI_CONTINUE_TODAY": pinnedToday]) { $1 }
+            .merging(environment) { $1 }
         var all = ["serve", "--port", "0"]
         if !arguments.contains("--unix-socket") { all += ["--unix-socket", "none"] }
         if !arguments.contains("--store") { all += ["--store", "memory"] }
