@@ -42,14 +42,16 @@ let package = Package(
         // at run time, a portable fallback everywhere else.
         .target(name: "CVectorKernels"),
 
-        // Swift value types over the generated C messages, and their validation.
-        .target(name: "SearchAPI", dependencies: ["CSearchProto", "CProtobufC"], swiftSettings: swiftSettings),
+        // Swift value types over the generated C messages, their validation and their proto3 JSON.
+        .target(
+            name: "SearchAPI", dependencies: ["CSearchProto", "CProtobufC", "JSONReading"],
+            swiftSettings: swiftSettings),
         // gRPC over HTTP/2 cleartext: framing, compression, deadlines, server and client.
         .target(
             name: "WireProtocol", dependencies: ["CNghttp2", "CZlib", "SystemInfo"], swiftSettings: swiftSettings),
         // What the host allows this process: the processors of its affinity mask.
         .target(name: "SystemInfo", swiftSettings: swiftSettings),
-        // The one strict JSON reader of the libraries (route tables, catalog lines).
+        // The one strict JSON reader of the libraries (route tables, catalog lines, proto3 JSON).
         .target(name: "JSONReading", swiftSettings: swiftSettings),
         // Deep links: URL parsing, the route table, resolve and reverse routing.
         .target(
@@ -81,7 +83,9 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
-        .testTarget(name: "SearchAPITests", dependencies: ["SearchAPI"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SearchAPITests", dependencies: ["SearchAPI", "JSONReading"], exclude: ["Golden"],
+            swiftSettings: swiftSettings),
         // Starting `vi-continue serve` from the tests that run the built executable.
         .target(name: "ServeTestSupport", path: "Tests/ServeTestSupport", swiftSettings: swiftSettings),
         // A raw HTTP/2 client for the tests that speak the protocol badly or at its limits.

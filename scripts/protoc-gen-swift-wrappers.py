@@ -6,7 +6,8 @@ Usage: protoc-gen-swift-wrappers.py DESCRIPTOR_SET C_INCLUDE_DIR OUT_DIR
 DESCRIPTOR_SET is the output of `protoc-c --descriptor_set_out=FILE --include_imports
 --include_source_info`; C_INCLUDE_DIR holds the protoc-c headers (used to check that every C name
 the Swift code refers to exists); OUT_DIR is emptied and receives, for each proto file, a
-`<Name>.swift` with the public types and a `<Name>+Wire.swift` that bridges them to protobuf-c.
+`<Name>.swift` with the public types, a `<Name>+Wire.swift` that bridges them to protobuf-c and a
+`<Name>+JSON.swift` with their proto3 JSON form (scripts/protojson_emit.py).
 
 The output depends only on the descriptor set, so regenerating is deterministic.
 """
@@ -16,6 +17,8 @@ import re
 import sys
 
 from google.protobuf import descriptor_pb2
+
+import protojson_emit
 
 FDP = descriptor_pb2.FieldDescriptorProto
 
@@ -806,7 +809,8 @@ def main(argv):
     for entry in model.files:
         base = upper_camel(os.path.splitext(os.path.basename(entry["proto"].name))[0])
         for file_name, text in ((f"{base}.swift", types_file(model, entry)),
-                                (f"{base}+Wire.swift", wire_file(model, entry))):
+                                (f"{base}+Wire.swift", wire_file(model, entry)),
+                                (f"{base}+JSON.swift", protojson_emit.json_file(model, entry, escape))):
             with open(os.path.join(out_dir, file_name), "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)
     names = [m.swift_name for e in model.files for m in model._all_messages(e["messages"])]
