@@ -21,6 +21,7 @@ let package = Package(
         // For the fuzzers in Fuzz/, a separate package that can only depend on products.
         .library(name: "SearchAPI", targets: ["SearchAPI"]),
         .library(name: "ContinueService", targets: ["ContinueService"]),
+        .library(name: "HTTP1", targets: ["HTTP1"]),
     ],
     targets: [
         // C libraries from Debian, never part of any public API.
@@ -44,13 +45,20 @@ let package = Package(
 
         // Swift value types over the generated C messages, their validation and their proto3 JSON.
         .target(
-            name: "SearchAPI", dependencies: ["CSearchProto", "CProtobufC", "JSONReading"],
+            name: "SearchAPI", dependencies: ["CSearchProto", "CProtobufC", "JSONReading", "Base64Coding"],
             swiftSettings: swiftSettings),
         // gRPC over HTTP/2 cleartext: framing, compression, deadlines, server and client.
         .target(
             name: "WireProtocol", dependencies: ["CNghttp2", "CZlib", "SystemInfo"], swiftSettings: swiftSettings),
         // What the host allows this process: the processors of its affinity mask.
         .target(name: "SystemInfo", swiftSettings: swiftSettings),
+        // Base64 in both alphabets, padded or not: proto3 JSON bytes, gRPC-Web text, Connect GETs.
+        .target(name: "Base64Coding", swiftSettings: swiftSettings),
+        // Connect (unary) and gRPC-Web without I/O: request reading, response framing, errors, CORS.
+        .target(
+            name: "WebProtocols", dependencies: ["SearchAPI", "HTTP1", "Base64Coding"], swiftSettings: swiftSettings),
+        // HTTP/1.1 without I/O: a strict request parser (no smuggling, bounded sizes) and response heads.
+        .target(name: "HTTP1", swiftSettings: swiftSettings),
         // The one strict JSON reader of the libraries (route tables, catalog lines, proto3 JSON).
         .target(name: "JSONReading", swiftSettings: swiftSettings),
         // Deep links: URL parsing, the route table, resolve and reverse routing.
@@ -83,6 +91,10 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "WebProtocolsTests", dependencies: ["WebProtocols", "Base64Coding", "HTTP1", "SearchAPI"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "SearchAPITests", dependencies: ["SearchAPI", "JSONReading"], exclude: ["Golden"],
             swiftSettings: swiftSettings),

@@ -23,6 +23,7 @@ let package = Package(
                 .product(name: "DeepLinkRouter", package: "vi-continue"),
                 .product(name: "SearchSession", package: "vi-continue"),
                 .product(name: "ContinueService", package: "vi-continue"),
+                .product(name: "HTTP1", package: "vi-continue"),
             ],
             swiftSettings: swiftSettings)
     ]

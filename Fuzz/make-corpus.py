@@ -226,6 +226,26 @@ def catalog_log_entry():
     write("catalog-log-entry", "json-delete", '{"delete":{"_0":[{"type":"a","id":"1"}]}}')
 
 
+def http1_request():
+    """Streams for HTTP1RequestTarget: the first byte picks the piece size, the rest is the stream."""
+    streams = {
+        "get": "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        "connect-json": "POST /vicontinue.v1.VisualSearch/Query HTTP/1.1\r\nHost: a\r\n"
+                        "Content-Type: application/json\r\nContent-Length: 34\r\n\r\n"
+                        '{"descriptor":{"labels":[{"text":"jazz"}]}}'[:34],
+        "chunked-trailers": "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+                            "5;ext=1\r\nhello\r\n0\r\nX-T: y\r\n\r\n",
+        "pipelined": "GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+        "smuggle-cl-te": "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        "expect-continue": "PUT /x HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok",
+        "grpc-web-text": "POST /vicontinue.v1.VisualSearch/Query HTTP/1.1\r\nHost: a\r\n"
+                         "Content-Type: application/grpc-web-text\r\nContent-Length: 8\r\n\r\nAAAAAAA=",
+    }
+    for name, text in streams.items():
+        for piece in (0, 7):
+            write("http1-request", "%s-%d" % (name, piece), bytes([piece]) + text.encode())
+
+
 def main():
     pb, ipb, hpb = compile_protos()
     reqs = requests(pb, ipb, hpb)
@@ -237,6 +257,7 @@ def main():
     route_table()
     catalog_line()
     catalog_log_entry()
+    http1_request()
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ let targets = [
     FuzzTarget(name: "route-table", test: RouteTableTarget.test),
     FuzzTarget(name: "catalog-line", test: CatalogLineTarget.test),
     FuzzTarget(name: "catalog-log-entry", test: CatalogLogEntryTarget.test),
+    FuzzTarget(name: "http1-request", test: HTTP1RequestTarget.test),
 ]
 
 // The target is the first argument, or FUZZ_TARGET when libFuzzer re-runs this program for

@@ -1,3 +1,4 @@
+internal import Base64Coding
 public import JSONReading
 
 /// Reads the values of proto3 JSON fields, as protobuf's parsers accept them: integers as numbers
@@ -60,7 +61,7 @@ public enum ProtoJSONRead {
         switch value {
         case .null: return []
         case .string(let text):
-            guard let decoded = ProtoJSONBase64.decode(text) else {
+            guard let decoded = Base64.decode(text) else {
                 throw ProtoJSONError(path: path(), message: "expected base64, got \(quoted(text))")
             }
             return decoded

@@ -1,3 +1,5 @@
+internal import Base64Coding
+
 /// Writes compact proto3 JSON into a byte array: what generated ``ProtoJSONMessage/writeJSON(to:)``
 /// calls, member by member.
 ///
@@ -101,7 +103,7 @@ public struct ProtoJSONWriter: Sendable {
     /// Bytes as standard base64 with padding, quoted.
     public mutating func base64(_ value: [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        ProtoJSONBase64.encode(value, into: &bytes)
+        Base64.encode(value, into: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 
