@@ -7,7 +7,9 @@ DESCRIPTOR_SET is the output of `protoc-c --descriptor_set_out=FILE --include_im
 --include_source_info`; C_INCLUDE_DIR holds the protoc-c headers (used to check that every C name
 the Swift code refers to exists); OUT_DIR is emptied and receives, for each proto file, a
 `<Name>.swift` with the public types, a `<Name>+Wire.swift` that bridges them to protobuf-c and a
-`<Name>+JSON.swift` with their proto3 JSON form (scripts/protojson_emit.py).
+`<Name>+JSON.swift` with their proto3 JSON form (scripts/protojson_emit.py); and for all files a
+`GeneratedMessages.swift` registry and `SchemaFiles.swift`, the descriptors server reflection
+serves (scripts/schema_emit.py).
 
 The output depends only on the descriptor set, so regenerating is deterministic.
 """
@@ -19,6 +21,7 @@ import sys
 from google.protobuf import descriptor_pb2
 
 import protojson_emit
+import schema_emit
 
 FDP = descriptor_pb2.FieldDescriptorProto
 
@@ -28,6 +31,8 @@ NAMESPACES = {
     "vicontinue.v1": None,
     "vicontinue.testing.v1": "Interop",
     "grpc.health.v1": "Health",
+    "grpc.reflection.v1": "Reflection",
+    "grpc.reflection.v1alpha": "ReflectionV1Alpha",
 }
 
 # Words written in capitals inside lowerCamelCase names, as swift-protobuf does.
@@ -807,7 +812,9 @@ def main(argv):
         if name.endswith(".swift"):
             os.remove(os.path.join(out_dir, name))
     for entry in model.files:
-        base = upper_camel(os.path.splitext(os.path.basename(entry["proto"].name))[0])
+        # Named after the Swift namespace, which is unique per package (two packages may both
+        # have a reflection.proto); top-level packages after the file.
+        base = entry["namespace"] or upper_camel(os.path.splitext(os.path.basename(entry["proto"].name))[0])
         for file_name, text in ((f"{base}.swift", types_file(model, entry)),
                                 (f"{base}+Wire.swift", wire_file(model, entry)),
                                 (f"{base}+JSON.swift", protojson_emit.json_file(model, entry, escape))):
@@ -816,12 +823,14 @@ def main(argv):
     names = [m.swift_name for e in model.files for m in model._all_messages(e["messages"])]
     registry = [HEADER, "\n", "/// Every generated message type, in proto declaration order.\n",
                 "package enum GeneratedMessages {\n",
-                "    /// The message types of search.proto, interop.proto and health.proto.\n",
+                "    /// The message types of every proto file in proto/.\n",
                 "    package static var all: [any ProtoMessage.Type] {\n", "        [\n"]
     registry += [f"            {name}.self,\n" for name in names]
     registry += ["        ]\n", "    }\n", "}\n"]
     with open(os.path.join(out_dir, "GeneratedMessages.swift"), "w", encoding="utf-8", newline="\n") as f:
         f.write("".join(registry))
+    with open(os.path.join(out_dir, "SchemaFiles.swift"), "w", encoding="utf-8", newline="\n") as f:
+        f.write(schema_emit.schema_file(fds))
     return 0
 
 

@@ -4,4 +4,6 @@
 #include "search.pb-c.h"
 #include "interop.pb-c.h"
 #include "grpc/health/v1/health.pb-c.h"
+#include "grpc/reflection/v1/reflection.pb-c.h"
+#include "grpc/reflection/v1alpha/reflection.pb-c.h"
 #endif

@@ -3,7 +3,7 @@
 
 /// Every generated message type, in proto declaration order.
 package enum GeneratedMessages {
-    /// The message types of search.proto, interop.proto and health.proto.
+    /// The message types of every proto file in proto/.
     package static var all: [any ProtoMessage.Type] {
         [
             Descriptor.self,
@@ -59,6 +59,22 @@ package enum GeneratedMessages {
             Interop.StreamingOutputCallResponse.self,
             Health.CheckRequest.self,
             Health.CheckResponse.self,
+            Reflection.ServerReflectionRequest.self,
+            Reflection.ExtensionRequest.self,
+            Reflection.ServerReflectionResponse.self,
+            Reflection.FileDescriptorResponse.self,
+            Reflection.ExtensionNumberResponse.self,
+            Reflection.ListServiceResponse.self,
+            Reflection.ServiceResponse.self,
+            Reflection.ErrorResponse.self,
+            ReflectionV1Alpha.ServerReflectionRequest.self,
+            ReflectionV1Alpha.ExtensionRequest.self,
+            ReflectionV1Alpha.ServerReflectionResponse.self,
+            ReflectionV1Alpha.FileDescriptorResponse.self,
+            ReflectionV1Alpha.ExtensionNumberResponse.self,
+            ReflectionV1Alpha.ListServiceResponse.self,
+            ReflectionV1Alpha.ServiceResponse.self,
+            ReflectionV1Alpha.ErrorResponse.self,
         ]
     }
 }
