@@ -58,7 +58,8 @@ let package = Package(
         .target(
             name: "WebProtocols", dependencies: ["SearchAPI", "HTTP1", "Base64Coding"], swiftSettings: swiftSettings),
         // gRPC server reflection without I/O, answered from the descriptors generated at build time.
-        .target(name: "ServerReflection", dependencies: ["SearchAPI", "Base64Coding"], swiftSettings: swiftSettings),
+        .target(
+            name: "ServerReflection", dependencies: ["SearchAPI", "Base64Coding"], swiftSettings: swiftSettings),
         // HTTP/1.1 without I/O: a strict request parser (no smuggling, bounded sizes) and response heads.
         .target(name: "HTTP1", swiftSettings: swiftSettings),
         // The one strict JSON reader of the libraries (route tables, catalog lines, proto3 JSON).
@@ -95,7 +96,8 @@ let package = Package(
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "ServerReflectionTests", dependencies: ["ServerReflection", "SearchAPI"], swiftSettings: swiftSettings),
+            name: "ServerReflectionTests", dependencies: ["ServerReflection", "SearchAPI"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "WebProtocolsTests", dependencies: ["WebProtocols", "Base64Coding", "HTTP1", "SearchAPI"],
             swiftSettings: swiftSettings),
