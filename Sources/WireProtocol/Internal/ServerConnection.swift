@@ -316,6 +316,9 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             } catch let error as RPCError {
                 status = error.status
                 errorMetadata = error.metadata
+            } catch let error as any RPCErrorConvertible {
+                status = Status(code: error.rpcErrorCode, message: error.rpcErrorMessage)
+                errorMetadata = error.rpcErrorMetadata
             } catch is CancellationError {
                 if let deadline, ContinuousClock.now >= deadline {
                     status = Status(code: .deadlineExceeded, message: "deadline exceeded")
