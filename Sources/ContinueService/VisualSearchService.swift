@@ -84,30 +84,21 @@ public struct VisualSearchService: Sendable {
             .serverStreaming(Paths.streamQuery, maxRequestBytes: Self.descriptorReceiveLimit) {
                 (request: SearchAPI.QueryRequest, _, sink: MessageSink<SearchAPI.QueryResult>) in
                 let converted = try SearchSession.QueryRequest(request)
-                do {
-                    for try await result in sessions.engine.streamQuery(converted, linker: linker) {
-                        try await sink.send(SearchAPI.QueryResult(result))
-                    }
-                } catch let error as SearchError {
-                    throw RPCError(error)
+                for try await result in sessions.engine.streamQuery(converted, linker: linker) {
+                    try await sink.send(SearchAPI.QueryResult(result))
                 }
             },
             .unary(Paths.capture, maxRequestBytes: Self.descriptorReceiveLimit) {
-                (request: CaptureRequest, _) throws(RPCError) -> SearchAPI.SearchState in
+                (request: CaptureRequest, _) -> SearchAPI.SearchState in
                 let descriptor = try SearchSession.Descriptor(request.descriptor)
-                let state = try await mappingErrors { () async throws(SearchError) in
-                    try await sessions.capture(
-                        descriptor, pageSize: Int(request.pageSize), maxFacetValues: Int(request.maxFacetValues),
-                        maxDistance: request.maxDistance, linker: linker)
-                }
+                let state = try await sessions.capture(
+                    descriptor, pageSize: Int(request.pageSize), maxFacetValues: Int(request.maxFacetValues),
+                    maxDistance: request.maxDistance, linker: linker)
                 return SearchAPI.SearchState(state)
             },
-            .unary(Paths.search) { (request: SearchAPI.SearchRequest, _) throws(RPCError) -> SearchAPI.SearchState in
+            .unary(Paths.search) { (request: SearchAPI.SearchRequest, _) -> SearchAPI.SearchState in
                 let converted = try SearchSession.SearchRequest(request)
-                let state = try await mappingErrors { () async throws(SearchError) in
-                    try await sessions.search(converted, linker: linker)
-                }
-                return SearchAPI.SearchState(state)
+                return SearchAPI.SearchState(try await sessions.search(converted, linker: linker))
             },
             .unaryOnLoop(Paths.resolve) { (request: ResolveRequest, _) throws(RPCError) -> SearchAPI.Destination in
                 try resolve(request)
@@ -120,20 +111,16 @@ public struct VisualSearchService: Sendable {
                 try writeGuard.check(context)
                 let entities = request.entities.map(SearchSession.Entity.init)
                 return CatalogUpdateResponse(
-                    try await mappingErrors { () async throws(SearchError) in
-                        try await catalogWrites.run { [catalogWriter] () throws(SearchError) in
-                            try catalogWriter.upsert(entities)
-                        }
+                    try await catalogWrites.run { [catalogWriter] () throws(SearchError) in
+                        try catalogWriter.upsert(entities)
                     })
             },
             .unary(Paths.deleteEntities) { (request: DeleteEntitiesRequest, context) -> CatalogUpdateResponse in
                 try writeGuard.check(context)
                 let refs = request.entities.map { SearchSession.EntityRef(type: $0.type, id: $0.id) }
                 return CatalogUpdateResponse(
-                    try await mappingErrors { () async throws(SearchError) in
-                        try await catalogWrites.run { [catalogWriter] () throws(SearchError) in
-                            try catalogWriter.delete(refs)
-                        }
+                    try await catalogWrites.run { [catalogWriter] () throws(SearchError) in
+                        try catalogWriter.delete(refs)
                     })
             },
             .unary(Paths.catalogInfo) { (_: CatalogInfoRequest, _) -> CatalogInfoResponse in
@@ -159,17 +146,6 @@ public struct VisualSearchService: Sendable {
         ]
     }
 
-    /// Runs a search-library call, turning its error into the matching status.
-    private func mappingErrors<Value>(
-        _ body: () async throws(SearchError) -> Value
-    ) async throws(RPCError) -> Value {
-        do {
-            return try await body()
-        } catch {
-            throw RPCError(error)
-        }
-    }
-
     /// Answers a serialized Query: the kept answer when the same bytes were asked of this catalog
     /// snapshot today, else a fresh search, kept for next time.
     private func answerQuery(_ bytes: [UInt8]) throws(RPCError) -> [UInt8] {
@@ -186,10 +162,8 @@ public struct VisualSearchService: Sendable {
 
     private func query(_ request: SearchAPI.QueryRequest) throws(RPCError) -> [SearchAPI.QueryResult] {
         let converted = try SearchSession.QueryRequest(request)
-        do {
-            return try sessions.engine.query(converted, linker: linker).map(SearchAPI.QueryResult.init)
-        } catch {
-            throw RPCError(error)
+        return try converting { () throws(SearchError) in
+            try sessions.engine.query(converted, linker: linker).map(SearchAPI.QueryResult.init)
         }
     }
 
@@ -207,32 +181,39 @@ public struct VisualSearchService: Sendable {
     }
 
     private func link(_ request: LinkRequest) throws(RPCError) -> LinkResponse {
-        do {
-            switch request.target {
-            case .entity(let entity):
-                return LinkResponse(try router.link(entityType: entity.type, id: entity.id))
-            case .destination(let destination):
-                guard !destination.route.isEmpty else {
-                    throw RPCError(code: .invalidArgument, message: "destination.route is required to link")
-                }
-                var parameters: [String: String] = [:]
-                for param in destination.params {
-                    switch param.value {
-                    case .intValue(let number): parameters[param.name] = String(number)
-                    case .stringValue(let string): parameters[param.name] = string
-                    case nil: parameters[param.name] = ""
-                    }
-                }
-                return LinkResponse(try router.link(route: destination.route, parameters: parameters))
-            case nil:
-                throw RPCError(code: .invalidArgument, message: "link needs a destination or an entity")
+        switch request.target {
+        case .entity(let entity):
+            return LinkResponse(
+                try converting { () throws(LinkError) in try router.link(entityType: entity.type, id: entity.id) })
+        case .destination(let destination):
+            guard !destination.route.isEmpty else {
+                throw RPCError(code: .invalidArgument, message: "destination.route is required to link")
             }
-        } catch let error as LinkError {
-            throw RPCError(error)
-        } catch let error as RPCError {
-            throw error
+            var parameters: [String: String] = [:]
+            for param in destination.params {
+                switch param.value {
+                case .intValue(let number): parameters[param.name] = String(number)
+                case .stringValue(let string): parameters[param.name] = string
+                case nil: parameters[param.name] = ""
+                }
+            }
+            return LinkResponse(
+                try converting { () throws(LinkError) in
+                    try router.link(route: destination.route, parameters: parameters)
+                })
+        case nil:
+            throw RPCError(code: .invalidArgument, message: "link needs a destination or an entity")
+        }
+    }
+
+    /// Runs a library call from a synchronous handler (typed throws), its error as its status.
+    private func converting<Value, Failure: RPCErrorConvertible>(
+        _ body: () throws(Failure) -> Value
+    ) throws(RPCError) -> Value {
+        do {
+            return try body()
         } catch {
-            throw RPCError(code: .internalError, message: "\(error)")
+            throw RPCError(error)
         }
     }
 }

@@ -243,6 +243,6 @@ import Testing
     ])
     func contentTypeMustBeGRPC(value: String, accepted: Bool) {
         var value = value
-        #expect(value.withUTF8 { ServerConnection.isGRPCContentType($0) } == accepted)
+        #expect(value.withUTF8 { ServerStreamStateMachine.isGRPCContentType($0) } == accepted)
     }
 }

@@ -1,6 +1,6 @@
-import DeepLinkRouter
+public import DeepLinkRouter
 import SearchAPI
-import WireProtocol
+public import WireProtocol
 
 // Router results → API messages, and router failures → gRPC statuses.
 
@@ -37,25 +37,27 @@ extension SearchAPI.LinkResponse {
     }
 }
 
-extension RPCError {
-    /// The status for a refused URL or open-intent target.
-    init(_ refusal: Refusal) {
-        let code: Status.Code =
-            switch refusal.code {
-            case .forbiddenScheme, .credentials, .hostNotAllowed: .permissionDenied
-            case .notFound, .unknownEntityType: .notFound
-            default: .invalidArgument
-            }
-        self.init(code: code, message: refusal.message)
+/// The status for a refused URL or open-intent target.
+extension Refusal: RPCErrorConvertible {
+    public var rpcErrorCode: Status.Code {
+        switch code {
+        case .forbiddenScheme, .credentials, .hostNotAllowed: .permissionDenied
+        case .notFound, .unknownEntityType: .notFound
+        default: .invalidArgument
+        }
     }
 
-    /// The status for a destination or entity that has no link.
-    init(_ error: LinkError) {
-        let code: Status.Code =
-            switch error.code {
-            case .unknownRoute, .unknownEntityType: .notFound
-            default: .invalidArgument
-            }
-        self.init(code: code, message: error.message)
+    public var rpcErrorMessage: String { message }
+}
+
+/// The status for a destination or entity that has no link.
+extension LinkError: RPCErrorConvertible {
+    public var rpcErrorCode: Status.Code {
+        switch code {
+        case .unknownRoute, .unknownEntityType: .notFound
+        default: .invalidArgument
+        }
     }
+
+    public var rpcErrorMessage: String { message }
 }

@@ -1,17 +1,17 @@
-import SearchSession
-import WireProtocol
+public import SearchSession
+public import WireProtocol
 
-extension RPCError {
-    /// The status for a search-library failure.
-    init(_ error: SearchError) {
-        let code: Status.Code =
-            switch error.code {
-            case .invalidArgument, .invalidCatalog, .imageDecoding: .invalidArgument
-            case .notFound: .notFound
-            case .storage: .unavailable
-            case .catalogChanged: .failedPrecondition
-            default: .internalError
-            }
-        self.init(code: code, message: error.message, cause: error)
+/// The status a client sees for each kind of search-library failure.
+extension SearchError: RPCErrorConvertible {
+    public var rpcErrorCode: Status.Code {
+        switch code {
+        case .invalidArgument, .invalidCatalog, .imageDecoding: .invalidArgument
+        case .notFound: .notFound
+        case .storage: .unavailable
+        case .catalogChanged: .failedPrecondition
+        default: .internalError
+        }
     }
+
+    public var rpcErrorMessage: String { message }
 }

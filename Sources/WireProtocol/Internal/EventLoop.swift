@@ -79,6 +79,12 @@ final class EventLoop: @unchecked Sendable {
     /// Whether the caller runs on this loop's thread.
     var inLoop: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
 
+    /// Whether the caller may touch the loop's things: on its thread, or before that thread starts.
+    var inLoopOrNotStarted: Bool {
+        let owner = threadID.load(ordering: .relaxed)
+        return owner == 0 || owner == UInt(pthread_self())
+    }
+
     /// Starts the thread.
     func start() {
         let box = Unmanaged.passRetained(self).toOpaque()
@@ -132,6 +138,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Registers a descriptor; loop thread only.
     func register(_ fd: Int32, handler: any EventHandler, events: UInt32) {
+        assertInLoop()
         handlers[fd] = handler
         var event = epoll_event()
         event.events = events
@@ -141,6 +148,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Changes the events watched for a descriptor; loop thread only.
     func modify(_ fd: Int32, events: UInt32) {
+        assertInLoop()
         var event = epoll_event()
         event.events = events
         event.data.fd = fd
@@ -149,18 +157,21 @@ final class EventLoop: @unchecked Sendable {
 
     /// Forgets a descriptor (before it is closed); loop thread only.
     func unregister(_ fd: Int32) {
+        assertInLoop()
         handlers[fd] = nil
         epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nil)
     }
 
     /// Visits every registered handler; loop thread only.
     func forEachHandler(_ body: (any EventHandler) -> Void) {
+        assertInLoop()
         for handler in Array(handlers.values) { body(handler) }
     }
 
     /// Schedules `action` at `deadline`; loop thread only.
     @discardableResult
     func schedule(at deadline: ContinuousClock.Instant, _ action: @escaping () -> Void) -> LoopTimer {
+        assertInLoop()
         let timer = LoopTimer(deadline: deadline, action: action)
         timers.append(timer)
         var i = timers.count - 1
@@ -196,6 +207,7 @@ final class EventLoop: @unchecked Sendable {
     /// Asks for the connection to be flushed at the end of this loop iteration, so all output
     /// produced in one iteration leaves in one write.
     func markDirty(_ connection: H2Connection) {
+        assertInLoop()
         if connection.isDirty { return }
         connection.isDirty = true
         dirty.append(connection)

@@ -180,6 +180,7 @@ class H2Connection: EventHandler, @unchecked Sendable {
     // MARK: I/O
 
     func handleEvent(_ events: UInt32) {
+        loop.assertInLoop()
         if events & EPOLLOUT.rawValue != 0 { writableEvent() }
         if isClosed { return }
         if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0 {
@@ -262,6 +263,7 @@ class H2Connection: EventHandler, @unchecked Sendable {
 
     /// Pulls frames from nghttp2 and writes them; called at the end of each loop iteration.
     func flush() {
+        loop.assertInLoop()
         guard !isClosed, !isLingering, let session, isWritable else { return }
         // A few rounds at most, so one fast peer with a long response cannot hold the loop;
         // what is left goes out in the next iteration.
@@ -339,6 +341,7 @@ class H2Connection: EventHandler, @unchecked Sendable {
 
     /// Closes the socket and deletes the session; never from inside an nghttp2 callback.
     func close() {
+        loop.assertInLoop()
         if isClosed { return }
         isClosed = true
         loop.unregister(fd)

@@ -1,29 +1,28 @@
 internal import CNghttp2
 internal import Glibc
 
-/// The server side of one HTTP/2 connection: routes request streams to handlers and sends their
-/// responses. Loop thread only, except where a writer hands work over with `loop.execute`.
+/// The server side of one HTTP/2 connection: feeds nghttp2's callbacks, the timers and the
+/// handlers' output to the connection's and each stream's state machine, and performs the
+/// actions they return (submit frames, start and cancel handlers, run timers).
+///
+/// The rules live in `ServerConnectionStateMachine` and `ServerStreamStateMachine`; this class
+/// only does I/O. Loop thread only (checked in debug builds): writers hand work over with
+/// `loop.execute`.
 final class ServerConnection: H2Connection, @unchecked Sendable {
     private let core: ServerCore
     private let peer: String
     /// What this connection's calls count against in the per-peer cap.
     private let peerKey: String
     private var streams: [Int32: ServerStream] = [:]
-    private var goawaySent = false
-    private var pingWindowStart = ContinuousClock.now
-    private var pingsInWindow = 0
+    private var machine: ServerConnectionStateMachine
     private var idleTimer: LoopTimer?
-    private var lastActivity = ContinuousClock.now
-    private var resetTokens: Double
-    private var resetRefill = ContinuousClock.now
-    /// Request bytes held by streams still receiving.
-    private var bufferedRequestBytes = 0
+    private var keepaliveTimer: LoopTimer?
 
     init(fd: Int32, loop: EventLoop, core: ServerCore, peer: String) {
         self.core = core
         self.peer = peer
         peerKey = ServerCore.peerKey(peer)
-        resetTokens = Double(core.configuration.resetStreamBurst)
+        machine = ServerConnectionStateMachine(limits: .init(core.configuration), now: .now)
         super.init(fd: fd, loop: loop)
         let configuration = core.configuration
         var option: OpaquePointer?
@@ -54,7 +53,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         armKeepalive()
     }
 
-    private var keepaliveTimer: LoopTimer?
+    // MARK: Timers
 
     /// Pings a silent peer and closes the connection if nothing comes back in time.
     private func armKeepalive() {
@@ -84,23 +83,24 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         }
     }
 
-    private func armIdleTimer() {
-        guard let timeout = core.configuration.idleTimeout, !isClosed else { return }
+    private func armIdleTimer(at instant: ContinuousClock.Instant? = nil) {
+        guard !isClosed,
+            let next = instant ?? machine.nextIdleCheck(now: .now, hasStreams: !streams.isEmpty)
+        else { return }
         idleTimer?.cancel()
-        // Never in the past: a connection busy with a long stream is checked again a full
-        // timeout later rather than in a tight loop.
-        let next = max(lastActivity + timeout, ContinuousClock.now + timeout / 4)
-        idleTimer = loop.schedule(at: streams.isEmpty ? next : ContinuousClock.now + timeout) { [self] in
+        idleTimer = loop.schedule(at: next) { [self] in
             guard !self.isClosed else { return }
-            guard ContinuousClock.now - self.lastActivity >= timeout else { return self.armIdleTimer() }
-            if self.streams.isEmpty {
-                self.startGoaway()
-            } else if self.streams.values.allSatisfy({ $0.phase == .receiving }) {
-                self.closeStalled()
-            } else {
-                self.armIdleTimer()
+            switch self.machine.idleTimerFired(now: .now, streams: self.streamActivity) {
+            case .rearm(let instant): self.armIdleTimer(at: instant)
+            case .goaway: self.startGoaway()
+            case .closeStalled: self.closeStalled()
             }
         }
+    }
+
+    private var streamActivity: ServerConnectionStateMachine.StreamActivity {
+        if streams.isEmpty { return .none }
+        return streams.values.allSatisfy { $0.machine.isReceiving } ? .allReceiving : .busy
     }
 
     /// Ends a connection whose every stream is a request that stopped arriving (HEADERS without
@@ -116,8 +116,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     /// Sends GOAWAY with the last stream processed; the connection closes once its streams end.
     func startGoaway(errorCode: UInt32 = NGHTTP2_NO_ERROR.rawValue) {
-        guard !isClosed, let session, !goawaySent else { return }
-        goawaySent = true
+        loop.assertInLoop()
+        guard !isClosed, let session, machine.beginDraining() else { return }
         nghttp2_submit_goaway(
             session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), errorCode,
             nil, 0)
@@ -127,41 +127,22 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     override func didClose() {
         idleTimer?.cancel()
         keepaliveTimer?.cancel()
-        let error = RPCError(code: .cancelled, message: "connection closed")
-        for stream in streams.values {
-            abandon(stream, error)
-            stream.detach()
-        }
+        let reason = RPCError(code: .cancelled, message: "connection closed")
+        for stream in streams.values { tearDown(stream, reason: reason) }
         streams = [:]
         core.connectionClosed()
     }
 
-    /// Returns a stream's request bytes to the connection's budget.
-    private func releaseBuffered(_ stream: ServerStream) {
-        bufferedRequestBytes -= stream.bufferedBytes
-        stream.bufferedBytes = 0
-    }
-
-    private func abandon(_ stream: ServerStream, _ error: RPCError) {
-        if stream.phase == .receiving || stream.phase == .running { observe(stream, error.status) }
-        releaseBuffered(stream)
-        stream.timer?.cancel()
-        stream.timer = nil
-        stream.phase = .finished
-        stream.pending = []
-        stream.writer?.close(error)
-        stream.task?.cancel()
-        detach(stream)
-    }
-
-    /// Drops the stream's references to its writer and task once the connection is done with it.
-    ///
-    /// The writer holds the stream (and this connection), so without this every call that ran a
-    /// handler would keep its stream, writer, task and connection alive forever (found by the
-    /// server-connection fuzzer; see `FuzzRegressionTests`).
-    private func detach(_ stream: ServerStream) {
-        stream.writer = nil
-        stream.task = nil
+    /// Ends a stream from outside (client reset, connection gone) and lets go of its resources.
+    private func tearDown(_ stream: ServerStream, reason: RPCError) {
+        let teardown = stream.machine.streamClosed(reason: reason)
+        machine.released(teardown.releasedBytes)
+        if let status = teardown.unfinished { observe(stream, status) }
+        if let error = teardown.cancelHandler {
+            stream.writer?.close(error)
+            stream.task?.cancel()
+        }
+        stream.release()
     }
 
     // MARK: Callbacks
@@ -169,32 +150,19 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     override func onBeginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         guard frame.pointee.hd.type == H2.headers, frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
         let id = frame.pointee.hd.stream_id
-        streams[id] = ServerStream(id: id)
-        lastActivity = .now
+        let now = ContinuousClock.now
+        streams[id] = ServerStream(id: id, startedAt: now)
+        machine.streamActivity(at: now)
         return 0
     }
 
     override func onHeader(
         _ frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>
     ) -> Int32 {
-        guard let stream = streams[frame.pointee.hd.stream_id], !stream.headersComplete else { return 0 }
-        stream.headerBytes += name.count + value.count + 32
-        if stream.headerBytes > core.configuration.maxHeaderListSize {
-            return H2.temporalFailure
-        }
-        switch RequestHeaderName(name) {
-        case .method: stream.isPost = value.elementsEqual("POST".utf8)
-        case .path:
-            stream.target = core.methods.method(forPath: value)
-            stream.unknownPath = stream.target == nil ? String(decoding: value, as: UTF8.self) : nil
-        case .contentType: stream.hasGRPCContentType = Self.isGRPCContentType(value)
-        case .encoding: stream.encodingName = String(decoding: value, as: UTF8.self)
-        case .acceptEncoding: stream.acceptEncoding = String(decoding: value, as: UTF8.self)
-        case .timeout: stream.timeoutText = String(decoding: value, as: UTF8.self)
-        case .ignored: break
-        case .other: stream.metadata.addFromWire(name: String(decoding: name, as: UTF8.self), value: value)
-        }
-        return 0
+        guard let stream = streams[frame.pointee.hd.stream_id] else { return 0 }
+        let fits = stream.machine.receiveHeader(
+            name: name, value: value, methods: core.methods, maxHeaderListSize: core.configuration.maxHeaderListSize)
+        return fits ? 0 : H2.temporalFailure
     }
 
     override func onFrameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
@@ -202,23 +170,20 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         switch header.type {
         case H2.headers:
             guard let stream = streams[header.stream_id] else { return 0 }
-            if !stream.headersComplete {
-                stream.headersComplete = true
-                requestHeadersComplete(stream)
-            }
-            if header.flags & H2.endStream != 0 { endOfRequest(stream) }
+            requestHeadersEnded(stream)
+            if header.flags & H2.endStream != 0 { requestEnded(stream) }
         case H2.data:
-            if header.flags & H2.endStream != 0, let stream = streams[header.stream_id] { endOfRequest(stream) }
+            if header.flags & H2.endStream != 0, let stream = streams[header.stream_id] { requestEnded(stream) }
         case H2.ping:
             if header.flags & H2.ack == 0 {
-                countPing()
+                if machine.pingReceived(at: .now) == .enhanceYourCalm { calmDown() }
             } else if keepaliveTimer != nil {
                 // Our keepalive PING came back: start the next interval now.
                 keepaliveTimer?.cancel()
                 armKeepalive()
             }
         case H2.rstStream:
-            countReset()
+            if machine.resetReceived(at: .now) == .enhanceYourCalm { calmDown() }
         default:
             break
         }
@@ -228,59 +193,29 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     override func onFrameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let header = frame.pointee.hd
         guard header.type == H2.headers || header.type == H2.data, header.flags & H2.endStream != 0,
-            let stream = streams[header.stream_id], stream.resetAfterEnd, !stream.requestEnded
+            let stream = streams[header.stream_id], stream.machine.endStreamSent()
         else { return 0 }
-        stream.resetAfterEnd = false
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_NO_ERROR.rawValue)
         return 0
     }
 
     override func onData(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
-        guard let stream = streams[streamID], stream.phase == .receiving, let method = stream.method else { return 0 }
-        lastActivity = .now
-        if bufferedRequestBytes + data.count > core.configuration.maxBufferedRequestBytesPerConnection {
-            reject(
-                stream,
-                RPCError(code: .resourceExhausted, message: "too many request bytes in flight on this connection"))
-            return 0
+        guard let stream = streams[streamID] else { return 0 }
+        switch stream.machine.receiveData(data, budget: machine.requestByteBudget) {
+        case .none:
+            break
+        case .buffered(let count):
+            machine.buffered(count)
+            machine.streamActivity(at: .now)
+        case .reject(let rejection):
+            reject(stream, rejection)
         }
-        stream.bufferedBytes += data.count
-        bufferedRequestBytes += data.count
-        var failure: RPCError?
-        do throws(DeframingError) {
-            try stream.deframer.feed(data) { (compressed, bytes) throws(DeframingError) in
-                guard failure == nil else { return }
-                stream.requestCount += 1
-                if stream.requestCount > 1 {
-                    failure = RPCError(code: .unimplemented, message: "expected one request message, received more")
-                    return
-                }
-                stream.requestWasCompressed = compressed
-                do throws(RPCError) {
-                    stream.request = try MessageDecoder.decode(
-                        compressed: compressed, bytes: bytes, encoding: stream.requestEncoding,
-                        limit: method.maxRequestBytes)
-                } catch {
-                    failure = error
-                }
-            }
-        } catch {
-            failure = RPCError(code: error.statusCode, message: error.message)
-        }
-        if let failure { reject(stream, failure) }
         return 0
     }
 
     override func onStreamClose(streamID: Int32, errorCode: UInt32) -> Int32 {
         guard let stream = streams.removeValue(forKey: streamID) else { return 0 }
-        releaseBuffered(stream)
-        if stream.phase != .finished && stream.phase != .rejected {
-            abandon(stream, RPCError(code: .cancelled, message: "the client cancelled the call"))
-        } else {
-            stream.timer?.cancel()
-            detach(stream)
-        }
-        stream.detach()
+        tearDown(stream, reason: RPCError(code: .cancelled, message: "the client cancelled the call"))
         return 0
     }
 
@@ -288,148 +223,73 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>
     ) -> Int {
         guard let stream = streams[streamID] else { return Int(H2.temporalFailure) }
-        let copied = stream.copyPending(into: buffer, length: length)
-        if copied > 0 { stream.writer?.drained(copied) }
-        if stream.pending.isEmpty, let trailers = stream.trailers {
-            stream.trailers = nil
+        let pull = stream.machine.pullResponse(into: buffer, length: length)
+        if pull.copied > 0 { stream.writer?.drained(pull.copied) }
+        if let end = pull.end {
+            let trailers = end.isPlainOK ? HeaderBlock(core.okTrailers) : statusHeaders(end.status, end.trailing)
             trailers.withNV { nv, count in _ = nghttp2_submit_trailer(session, streamID, nv, count) }
             flags.pointee |= H2.eof | H2.noEndStream
-            return copied
+            return pull.copied
         }
-        if copied > 0 { return copied }
-        stream.dataDeferred = true
-        return H2.deferred
-    }
-
-    private func countPing() {
-        let now = ContinuousClock.now
-        if now - pingWindowStart > .seconds(1) {
-            pingWindowStart = now
-            pingsInWindow = 0
-        }
-        pingsInWindow += 1
-        if pingsInWindow > core.configuration.maxPingsPerSecond { calmDown() }
-    }
-
-    /// Counts a RST_STREAM from the client against a token bucket (rapid reset, CVE-2023-44487).
-    private func countReset() {
-        let now = ContinuousClock.now
-        let elapsed = now - resetRefill
-        resetRefill = now
-        let (seconds, attoseconds) = elapsed.components
-        let refill = (Double(seconds) + Double(attoseconds) / 1e18) * Double(core.configuration.resetStreamsPerSecond)
-        resetTokens = min(Double(core.configuration.resetStreamBurst), resetTokens + refill)
-        if resetTokens < 1 {
-            calmDown()
-        } else {
-            resetTokens -= 1
-        }
+        return pull.deferred ? H2.deferred : pull.copied
     }
 
     /// Ends a misbehaving connection: GOAWAY ENHANCE_YOUR_CALM, then close once it is written.
     private func calmDown() {
         guard let session, !isClosed else { return }
-        goawaySent = true
         nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
         loop.markDirty(self)
     }
 
     // MARK: Requests
 
-    private func requestHeadersComplete(_ stream: ServerStream) {
-        guard stream.isPost == true else {
-            respondHTTP(stream, status: 405)
-            return
+    private func requestHeadersEnded(_ stream: ServerStream) {
+        let action = stream.machine.requestHeadersEnded(
+            refuseNewCalls: machine.refusesNewCalls(serverShuttingDown: core.isShuttingDown),
+            enabledCompression: core.configuration.enabledCompression,
+            acceptEncodingHeader: core.acceptEncodingHeader, now: .now)
+        switch action {
+        case .none:
+            break
+        case .respondHTTP(let status):
+            var headers = HeaderBlock()
+            headers.add(":status", String(status))
+            submitResponse(stream, headers, withData: false)
+        case .reject(let rejection):
+            reject(stream, rejection)
+        case .accept(let deadline):
+            // Strong, like the connection's timers: the stream cancels it when it ends.
+            if let deadline { stream.timer = loop.schedule(at: deadline) { [self, stream] in deadlineExpired(stream) } }
         }
-        guard stream.hasGRPCContentType == true else {
-            respondHTTP(stream, status: 415)
-            return
-        }
-        if core.isShuttingDown && goawaySent {
-            reject(stream, RPCError(code: .unavailable, message: "the server is shutting down"))
-            return
-        }
-        if let text = stream.timeoutText {
-            // The spec leaves a malformed grpc-timeout open; like grpc-go we answer INTERNAL,
-            // since it is a transport-level malformation rather than a bad argument.
-            guard let timeout = GRPCTimeout.parse(text) else {
-                reject(stream, RPCError(code: .internalError, message: "malformed grpc-timeout: \(text)"))
-                return
-            }
-            let deadline = ContinuousClock.now + timeout
-            stream.deadline = deadline
-            // Strong, like the connection's timers: the stream cancels it when it closes.
-            stream.timer = loop.schedule(at: deadline) { [self, stream] in deadlineExpired(stream) }
-        }
-        guard let method = stream.target else {
-            reject(stream, RPCError(code: .unimplemented, message: "method not found: \(stream.unknownPath ?? "")"))
-            return
-        }
-        if let name = stream.encodingName {
-            guard let algorithm = CompressionAlgorithm(name: name),
-                algorithm == .identity || core.configuration.enabledCompression.contains(algorithm)
-            else {
-                reject(
-                    stream,
-                    RPCError(code: .unimplemented, message: "compression algorithm \"\(name)\" is not supported"),
-                    extra: [("grpc-accept-encoding", core.acceptEncodingHeader)])
-                return
-            }
-            stream.requestEncoding = algorithm
-        }
-        stream.method = method
-        stream.deframer = MessageDeframer(maxMessageBytes: method.maxRequestBytes)
     }
 
-    /// Whether a `content-type` is gRPC's: "application/grpc", alone or followed by "+" (a
-    /// message format) or ";" (parameters).
-    static func isGRPCContentType(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
-        let prefix = "application/grpc".utf8
-        guard value.count >= prefix.count, value.prefix(prefix.count).elementsEqual(prefix) else { return false }
-        guard value.count > prefix.count else { return true }
-        let next = value[prefix.count]
-        return next == UInt8(ascii: "+") || next == UInt8(ascii: ";")
-    }
-
-    private func endOfRequest(_ stream: ServerStream) {
-        stream.requestEnded = true
-        guard stream.phase == .receiving, stream.method != nil else { return }
-        do throws(DeframingError) {
-            try stream.deframer.finish()
-        } catch {
-            reject(stream, RPCError(code: .internalError, message: "request ended inside a message"))
-            return
+    private func requestEnded(_ stream: ServerStream) {
+        let action = stream.machine.requestEnded { [core, peerKey] in
+            if core.admitCall(peer: peerKey) { return nil }
+            let cap = core.configuration.maxConcurrentCallsPerPeer ?? 0
+            return RPCError(
+                code: .resourceExhausted,
+                message: "this client already has \(cap) calls running, the most one client may; "
+                    + "retry when some have finished")
         }
-        guard stream.requestCount == 1, let request = stream.request else {
-            reject(stream, RPCError(code: .unimplemented, message: "expected one request message, received none"))
-            return
+        switch action {
+        case .none: break
+        case .reject(let rejection): reject(stream, rejection)
+        case .startHandler(let start): startHandler(stream, start)
         }
-        stream.request = nil
-        startHandler(stream, request: request)
     }
 
     /// Requests up to this size start their handler on the loop (when handlers start inline).
     static let inlineRequestLimit = 64 << 10
 
-    private func startHandler(_ stream: ServerStream, request: [UInt8]) {
-        guard let method = stream.method else { return }
-        guard core.admitCall(peer: peerKey) else {
-            let cap = core.configuration.maxConcurrentCallsPerPeer ?? 0
-            reject(
-                stream,
-                RPCError(
-                    code: .resourceExhausted,
-                    message: "this client already has \(cap) calls running, the most one client may; "
-                        + "retry when some have finished"))
-            return
-        }
-        releaseBuffered(stream)
-        stream.phase = .running
-        let accepted = Self.parseAcceptEncoding(stream.acceptEncoding)
+    private func startHandler(_ stream: ServerStream, _ start: ServerStreamStateMachine.CallStart) {
+        machine.released(start.releasedBytes)
+        let method = start.method
+        let request = start.request
+        let accepted = Self.parseAcceptEncoding(start.acceptEncoding)
         let context = ServerContext(
-            path: method.path, requestMetadata: stream.metadata, deadline: stream.deadline, peer: peer,
-            acceptedCompression: accepted,
-            requestCompression: stream.requestWasCompressed ? stream.requestEncoding ?? .identity : .identity)
+            path: method.path, requestMetadata: stream.machine.metadata, deadline: start.deadline, peer: peer,
+            acceptedCompression: accepted, requestCompression: start.requestCompression)
         // A large request (a pixel buffer) means long decoding work: that goes to the thread pool,
         // so the loop's other connections do not wait behind it.
         let inline = core.configuration.startHandlersInline && request.count <= Self.inlineRequestLimit
@@ -444,7 +304,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             highWater: core.configuration.streamWriteHighWater)
         stream.writer = writer
         let handler = method.handler
-        let deadline = stream.deadline
+        let deadline = start.deadline
+        let boundStream = LoopBound(stream, loop: loop)
         let body: @Sendable () async -> Void = { [self] in
             // The handler is done with this call whatever happens to its stream.
             defer { core.callEnded(peer: peerKey) }
@@ -455,6 +316,9 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             } catch let error as RPCError {
                 status = error.status
                 errorMetadata = error.metadata
+            } catch let error as any RPCErrorConvertible {
+                status = Status(code: error.rpcErrorCode, message: error.rpcErrorMessage)
+                errorMetadata = error.rpcErrorMetadata
             } catch is CancellationError {
                 if let deadline, ContinuousClock.now >= deadline {
                     status = Status(code: .deadlineExceeded, message: "deadline exceeded")
@@ -474,9 +338,9 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             let finalCompletion = completion
             if loop.inLoop {
                 // The handler completed without suspending: answer in the same loop iteration.
-                complete(stream, status: finalStatus, completion: finalCompletion)
+                complete(boundStream.value, status: finalStatus, completion: finalCompletion)
             } else {
-                loop.execute { [self] in complete(stream, status: finalStatus, completion: finalCompletion) }
+                loop.execute { [self] in complete(boundStream.value, status: finalStatus, completion: finalCompletion) }
             }
         }
         if inline, #available(macOS 26.0, *) {
@@ -510,12 +374,10 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     }
 
     private func complete(_ stream: ServerStream, status: Status, completion: ServerResponseWriter.Completion) {
-        if let response = completion.unaryResponse {
-            enqueue(stream, bytes: response, initialMetadata: completion.unsentInitial, encoding: completion.encoding)
-            finish(stream, status: status, trailing: completion.trailing, initial: nil)
-        } else {
-            finish(stream, status: status, trailing: completion.trailing, initial: completion.unsentInitial)
-        }
+        let action = stream.machine.handlerFinished(
+            status: status, trailing: completion.trailing, unaryResponse: completion.unaryResponse,
+            initialMetadata: completion.unsentInitial, encoding: completion.encoding)
+        perform(action, on: stream)
     }
 
     static func parseAcceptEncoding(_ header: String?) -> [CompressionAlgorithm] {
@@ -527,17 +389,15 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     private func deadlineExpired(_ stream: ServerStream) {
         stream.timer = nil
-        let error = RPCError(code: .deadlineExceeded, message: "deadline exceeded")
-        switch stream.phase {
-        case .receiving:
-            reject(stream, error)
-        case .running:
+        switch stream.machine.deadlineExpired() {
+        case .none:
+            break
+        case .reject(let rejection):
+            reject(stream, rejection)
+        case .cancelHandler(let error, let finish):
             stream.writer?.close(error)
             stream.task?.cancel()
-            stream.pending = []
-            finish(stream, status: error.status, trailing: Metadata(), initial: nil)
-        case .rejected, .finished:
-            break
+            perform(finish, on: stream)
         }
     }
 
@@ -548,29 +408,20 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         guard let observer = core.configuration.callObserver else { return }
         observer(
             CallRecord(
-                path: stream.path ?? "", status: status, duration: .now - stream.startedAt,
-                requestMetadata: stream.metadata, peer: peer))
-    }
-
-    /// Answers with only an HTTP status (405, 415): not a gRPC response.
-    private func respondHTTP(_ stream: ServerStream, status: Int) {
-        stream.phase = .rejected
-        var headers = HeaderBlock()
-        headers.add(":status", String(status))
-        submitResponse(stream, headers, withData: false)
+                path: stream.machine.path ?? "", status: status, duration: .now - stream.startedAt,
+                requestMetadata: stream.machine.metadata, peer: peer))
     }
 
     /// Answers an immediate error as Trailers-Only.
-    private func reject(_ stream: ServerStream, _ error: RPCError, extra: [(String, String)] = []) {
-        releaseBuffered(stream)
+    private func reject(_ stream: ServerStream, _ rejection: ServerStreamStateMachine.Rejection) {
+        machine.released(rejection.releasedBytes)
         stream.timer?.cancel()
         stream.timer = nil
-        stream.phase = .rejected
-        observe(stream, error.status)
+        observe(stream, rejection.error.status)
         var headers = trailersOnlyBase()
-        for (name, value) in extra { headers.add(name, value) }
-        addStatus(&headers, error.status)
-        headers.add(error.metadata)
+        for (name, value) in rejection.extraHeaders { headers.add(name, value) }
+        addStatus(&headers, rejection.error.status)
+        headers.add(rejection.error.metadata)
         submitResponse(stream, headers, withData: false)
     }
 
@@ -586,11 +437,31 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         if !status.message.isEmpty { headers.add("grpc-message", bytes: PercentEncoding.encode(status.message)) }
     }
 
+    private func statusHeaders(_ status: Status, _ metadata: Metadata) -> HeaderBlock {
+        var headers = HeaderBlock()
+        addStatus(&headers, status)
+        headers.add(metadata)
+        return headers
+    }
+
+    private func responseHeaders(_ kind: ServerStreamStateMachine.ResponseHeaders) -> HeaderBlock {
+        switch kind {
+        case .plain:
+            return HeaderBlock(core.plainResponseHeaders)
+        case .custom(let initial, let encoding):
+            var headers = HeaderBlock()
+            headers.add(":status", "200")
+            headers.add("content-type", "application/grpc")
+            if let encoding { headers.add("grpc-encoding", encoding.name) }
+            headers.add("grpc-accept-encoding", core.acceptEncodingHeader)
+            if let initial { headers.add(initial) }
+            return headers
+        }
+    }
+
     private func submitResponse(_ stream: ServerStream, _ headers: HeaderBlock, withData: Bool) {
         guard let session else { return }
         answersReady = true
-        stream.headersSent = true
-        if !stream.requestEnded { stream.resetAfterEnd = true }
         let rc: Int32
         if withData {
             var provider = nghttp2_data_provider(
@@ -606,58 +477,42 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         loop.markDirty(self)
     }
 
+    private func resumeData(_ stream: ServerStream) {
+        guard let session else { return }
+        nghttp2_session_resume_data(session, stream.id)
+        loop.markDirty(self)
+    }
+
     /// Queues a framed message from the writer.
     func enqueue(_ stream: ServerStream, bytes: [UInt8], initialMetadata: Metadata?, encoding: CompressionAlgorithm?) {
-        guard stream.phase == .running, streams[stream.id] === stream, let session else { return }
-        stream.pending.append(bytes)
-        if !stream.headersSent {
-            if encoding == nil && initialMetadata?.isEmpty ?? true {
-                submitResponse(stream, HeaderBlock(core.plainResponseHeaders), withData: true)
-                return
-            }
-            var headers = HeaderBlock()
-            headers.add(":status", "200")
-            headers.add("content-type", "application/grpc")
-            if let encoding { headers.add("grpc-encoding", encoding.name) }
-            headers.add("grpc-accept-encoding", core.acceptEncodingHeader)
-            if let initialMetadata { headers.add(initialMetadata) }
-            submitResponse(stream, headers, withData: true)
-        } else if stream.dataDeferred {
-            stream.dataDeferred = false
-            nghttp2_session_resume_data(session, stream.id)
-            loop.markDirty(self)
+        loop.assertInLoop()
+        guard session != nil else { return }
+        switch stream.machine.handlerWrote(bytes, initialMetadata: initialMetadata, encoding: encoding) {
+        case .none, .queued: break
+        case .submitHeaders(let kind): submitResponse(stream, responseHeaders(kind), withData: true)
+        case .resumeData: resumeData(stream)
         }
     }
 
-    /// Ends a running call with its status: trailers after the data, or Trailers-Only.
-    func finish(_ stream: ServerStream, status: Status, trailing: Metadata, initial: Metadata?) {
-        guard stream.phase == .running, streams[stream.id] === stream, let session else { return }
-        stream.phase = .finished
+    /// Sends a call's status as its state machine decided.
+    private func perform(_ action: ServerStreamStateMachine.FinishAction, on stream: ServerStream) {
+        guard let status = action.status else { return }
         observe(stream, status)
         stream.timer?.cancel()
         stream.timer = nil
-        if !stream.headersSent {
+        switch action {
+        case .none:
+            break
+        case .trailersOnly(let status, let metadata):
             var headers = trailersOnlyBase()
             addStatus(&headers, status)
-            if let initial { headers.add(initial) }
-            headers.add(trailing)
+            headers.add(metadata)
             submitResponse(stream, headers, withData: false)
-            return
-        }
-        if status.code == .ok && status.message.isEmpty && trailing.isEmpty {
-            stream.trailers = HeaderBlock(core.okTrailers)
+        case .submitHeadersThenTrailers(let kind, _):
+            submitResponse(stream, responseHeaders(kind), withData: true)
+        case .trailers(_, let resume):
             answersReady = true
-        } else {
-            var trailers = HeaderBlock()
-            addStatus(&trailers, status)
-            trailers.add(trailing)
-            stream.trailers = trailers
-            answersReady = true
+            if resume { resumeData(stream) } else { loop.markDirty(self) }
         }
-        if stream.dataDeferred {
-            stream.dataDeferred = false
-            nghttp2_session_resume_data(session, stream.id)
-        }
-        loop.markDirty(self)
     }
 }

@@ -20,7 +20,8 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
 
     private let state = Mutex(State())
     private let connection: ServerConnection
-    private let stream: ServerStream
+    /// Touched only on the connection's loop: writes hand their bytes over with `loop.execute`.
+    private let stream: LoopBound<ServerStream>
     let kind: ServerMethod.Kind
     private let accepted: [CompressionAlgorithm]
     private let defaultCompression: CompressionAlgorithm
@@ -31,7 +32,7 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
         defaultCompression: CompressionAlgorithm, highWater: Int
     ) {
         self.connection = connection
-        self.stream = stream
+        self.stream = LoopBound(stream, loop: connection.loop)
         self.kind = kind
         self.accepted = accepted
         self.defaultCompression = defaultCompression
@@ -83,10 +84,10 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
         if connection.loop.inLoop {
             // Still inside an inline-started handler: keep the order with the completion, which
             // is also handled directly.
-            connection.enqueue(stream, bytes: framed, initialMetadata: initial, encoding: encoding)
+            connection.enqueue(stream.value, bytes: framed, initialMetadata: initial, encoding: encoding)
         } else {
             connection.loop.execute {
-                connection.enqueue(stream, bytes: framed, initialMetadata: initial, encoding: encoding)
+                connection.enqueue(stream.value, bytes: framed, initialMetadata: initial, encoding: encoding)
             }
         }
         if mustWait { try await waitForDrain() }
