@@ -49,14 +49,15 @@ let package = Package(
             swiftSettings: swiftSettings),
         // gRPC over HTTP/2 cleartext: framing, compression, deadlines, server and client.
         .target(
-            name: "WireProtocol", dependencies: ["CNghttp2", "CZlib", "SystemInfo"], swiftSettings: swiftSettings),
+            name: "WireProtocol", dependencies: ["CNghttp2", "CZlib", "SystemInfo", "HTTP1", "WebProtocols"],
+            swiftSettings: swiftSettings),
         // What the host allows this process: the processors of its affinity mask.
         .target(name: "SystemInfo", swiftSettings: swiftSettings),
         // Base64 in both alphabets, padded or not: proto3 JSON bytes, gRPC-Web text, Connect GETs.
         .target(name: "Base64Coding", swiftSettings: swiftSettings),
         // Connect (unary) and gRPC-Web without I/O: request reading, response framing, errors, CORS.
         .target(
-            name: "WebProtocols", dependencies: ["SearchAPI", "HTTP1", "Base64Coding"], swiftSettings: swiftSettings),
+            name: "WebProtocols", dependencies: ["HTTP1", "Base64Coding"], swiftSettings: swiftSettings),
         // gRPC server reflection without I/O, answered from the descriptors generated at build time.
         .target(
             name: "ServerReflection", dependencies: ["SearchAPI", "Base64Coding"], swiftSettings: swiftSettings),
@@ -89,7 +90,7 @@ let package = Package(
             name: "vi-continue",
             dependencies: [
                 "ArgumentParsing", "ContinueService", "SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession",
-                "TerminalUI",
+                "TerminalUI", "JSONReading",
             ],
             swiftSettings: swiftSettings),
 

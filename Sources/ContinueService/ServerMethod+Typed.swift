@@ -12,15 +12,18 @@ extension ServerMethod {
     ///   - maxRequestBytes: The receive limit for this method.
     ///   - body: The handler.
     /// - Returns: The method to hand to `GRPCServer`.
-    package static func unary<Request: ProtoMessage, Response: ProtoMessage>(
+    package static func unary<Request: ProtoJSONMessage, Response: ProtoJSONMessage>(
         _ path: String, maxRequestBytes: Int = 4 << 20,
         _ body: @escaping @Sendable (Request, ServerContext) async throws -> Response
     ) -> ServerMethod {
-        ServerMethod(path: path, kind: .unary, maxRequestBytes: maxRequestBytes) { bytes, context, writer in
+        var method = ServerMethod(path: path, kind: .unary, maxRequestBytes: maxRequestBytes) {
+            bytes, context, writer in
             let request: Request = try decode(bytes)
             let response = try await body(request, context)
             try await writer.write(response.serializedBytes())
         }
+        method.json = .between(Request.self, Response.self)
+        return method
     }
 
     /// A unary method answered synchronously on the connection's event loop (see
@@ -32,14 +35,17 @@ extension ServerMethod {
     ///   - maxRequestBytes: The receive limit for this method.
     ///   - body: The handler.
     /// - Returns: The method to hand to `GRPCServer`.
-    package static func unaryOnLoop<Request: ProtoMessage, Response: ProtoMessage>(
+    package static func unaryOnLoop<Request: ProtoJSONMessage, Response: ProtoJSONMessage>(
         _ path: String, maxRequestBytes: Int = 4 << 20,
         _ body: @escaping @Sendable (Request, ServerContext) throws(RPCError) -> Response
     ) -> ServerMethod {
-        ServerMethod(unaryPath: path, maxRequestBytes: maxRequestBytes) { (bytes, context) throws(RPCError) in
+        var method = ServerMethod(unaryPath: path, maxRequestBytes: maxRequestBytes) {
+            (bytes, context) throws(RPCError) in
             let request: Request = try decode(bytes)
             return try body(request, context).serializedBytes()
         }
+        method.json = .between(Request.self, Response.self)
+        return method
     }
 
     /// A server-streaming method whose handler takes an API message and sends API messages.
@@ -49,14 +55,24 @@ extension ServerMethod {
     ///   - maxRequestBytes: The receive limit for this method.
     ///   - body: The handler; it sends each response through the sink it is given.
     /// - Returns: The method to hand to `GRPCServer`.
-    package static func serverStreaming<Request: ProtoMessage, Response: ProtoMessage>(
+    package static func serverStreaming<Request: ProtoJSONMessage, Response: ProtoJSONMessage>(
         _ path: String, maxRequestBytes: Int = 4 << 20,
         _ body: @escaping @Sendable (Request, ServerContext, MessageSink<Response>) async throws -> Void
     ) -> ServerMethod {
-        ServerMethod(path: path, kind: .serverStreaming, maxRequestBytes: maxRequestBytes) { bytes, context, writer in
+        var method = ServerMethod(path: path, kind: .serverStreaming, maxRequestBytes: maxRequestBytes) {
+            bytes, context, writer in
             let request: Request = try decode(bytes)
             try await body(request, context, MessageSink(writer: writer))
         }
+        method.json = .between(Request.self, Response.self)
+        return method
+    }
+
+    /// This method, callable with GET by Connect clients: for reads without side effects.
+    package func allowingGET() -> ServerMethod {
+        var method = self
+        method.allowsGET = true
+        return method
     }
 }
 
@@ -77,5 +93,30 @@ func decode<Request: ProtoMessage>(_ bytes: [UInt8]) throws(RPCError) -> Request
         return try Request(serializedBytes: bytes)
     } catch {
         throw RPCError(code: .internalError, message: "invalid \(Request.protoName): \(error)", cause: error)
+    }
+}
+
+extension MessageJSONCoding {
+    /// The proto3 JSON of a method taking `Request` and answering `Response`.
+    package static func between<Request: ProtoJSONMessage, Response: ProtoJSONMessage>(
+        _ request: Request.Type, _ response: Response.Type
+    ) -> MessageJSONCoding {
+        MessageJSONCoding(
+            requestFromJSON: { bytes throws(RPCError) in
+                do {
+                    return try Request(jsonBytes: bytes).serializedBytes()
+                } catch {
+                    throw RPCError(
+                        code: .invalidArgument, message: "invalid \(Request.protoName): \(error)", cause: error)
+                }
+            },
+            responseToJSON: { bytes throws(RPCError) in
+                do {
+                    return try Response(serializedBytes: bytes).jsonBytes()
+                } catch {
+                    throw RPCError(
+                        code: .internalError, message: "unreadable \(Response.protoName): \(error)", cause: error)
+                }
+            })
     }
 }

@@ -74,13 +74,24 @@ public struct VisualSearchService: Sendable {
             })
     }
 
+    /// The sheet query: answered from raw bytes (its cache is keyed by them), in JSON too, and
+    /// callable with GET.
+    private var queryMethod: ServerMethod {
+        var method = ServerMethod(
+            unaryPath: MethodPaths.VisualSearch.query, maxRequestBytes: Self.descriptorReceiveLimit
+        ) {
+            (bytes, _) throws(RPCError) in try answerQuery(bytes)
+        }
+        method.json = .between(SearchAPI.QueryRequest.self, SearchAPI.QueryResponse.self)
+        method.allowsGET = true
+        return method
+    }
+
     /// The methods to serve.
     public var methods: [ServerMethod] {
         typealias Paths = MethodPaths.VisualSearch
         return [
-            ServerMethod(unaryPath: Paths.query, maxRequestBytes: Self.descriptorReceiveLimit) {
-                (bytes, _) throws(RPCError) in try answerQuery(bytes)
-            },
+            queryMethod,
             .serverStreaming(Paths.streamQuery, maxRequestBytes: Self.descriptorReceiveLimit) {
                 (request: SearchAPI.QueryRequest, _, sink: MessageSink<SearchAPI.QueryResult>) in
                 let converted = try SearchSession.QueryRequest(request)
@@ -102,7 +113,7 @@ public struct VisualSearchService: Sendable {
             },
             .unaryOnLoop(Paths.resolve) { (request: ResolveRequest, _) throws(RPCError) -> SearchAPI.Destination in
                 try resolve(request)
-            },
+            }.allowingGET(),
             .unaryOnLoop(Paths.link) { (request: LinkRequest, _) throws(RPCError) -> LinkResponse in
                 try link(request)
             },

@@ -1,5 +1,3 @@
-internal import SearchAPI
-
 /// An error as the Connect protocol sends it: an HTTP status and a JSON body
 /// `{"code":"not_found","message":"…"}`, made from the gRPC status code and message the handler
 /// produced, so Connect and gRPC clients see the same error.
@@ -22,16 +20,12 @@ public struct ConnectError: Error, Hashable, Sendable {
 
     /// The error's JSON body.
     public func jsonBody() -> [UInt8] {
-        var writer = ProtoJSONWriter()
-        writer.beginObject()
-        writer.key("code")
-        writer.string(code)
+        var body = Array(#"{"code":""#.utf8) + Array(code.utf8) + [UInt8(ascii: "\"")]
         if !message.isEmpty {
-            writer.key("message")
-            writer.string(message)
+            body += Array(#","message":"#.utf8)
+            body += JSONString.quoted(message)
         }
-        writer.endObject()
-        return writer.bytes
+        return body + [UInt8(ascii: "}")]
     }
 
     /// The gRPC code of a Connect code name, for clients reading an error body.

@@ -61,6 +61,9 @@ public final class GRPCServer: Sendable {
         try await core.waitUntilListening()
     }
 
+    /// Client connections open now, HTTP/2 and HTTP/1.1 alike.
+    public var openConnections: Int { core.openConnections }
+
     /// Starts a graceful shutdown: stop accepting, send GOAWAY, let in-flight calls finish.
     public func beginGracefulShutdown() {
         core.beginShutdown()
@@ -112,6 +115,8 @@ final class ServerCore: @unchecked Sendable {
     }
 
     var isShuttingDown: Bool { state.withLock { $0.shuttingDown } }
+
+    var openConnections: Int { state.withLock { $0.connections } }
 
     func start() throws {
         _ = Socket.ignoreSIGPIPE
@@ -298,12 +303,12 @@ final class ServerCore: @unchecked Sendable {
             loop.execute { [self] in
                 if index == 0 { closeListeners(on: loop) }
                 loop.forEachHandler { handler in
-                    (handler as? ServerConnection)?.startGoaway()
+                    (handler as? any ServedConnection)?.beginDraining()
                 }
                 if let gracePeriod {
                     loop.schedule(at: .now + gracePeriod) {
                         loop.forEachHandler { handler in
-                            (handler as? ServerConnection)?.close()
+                            (handler as? any ServedConnection)?.close()
                         }
                     }
                 }

@@ -83,6 +83,9 @@ public struct ServerConfiguration: Sendable {
     /// Told about every gRPC call when it ends (for a call log or metrics); `nil` skips the
     /// bookkeeping. Requests answered with a bare HTTP status (405, 415) are not gRPC calls.
     public var callObserver: CallObserver?
+    /// What the port answers besides gRPC over HTTP/2 (HTTP/1.1: Connect, gRPC-Web, health,
+    /// metrics, files).
+    public var web: WebConfiguration
 
     /// Creates a configuration.
     public init(
@@ -106,7 +109,8 @@ public struct ServerConfiguration: Sendable {
         streamWriteHighWater: Int = 256 * 1024,
         startHandlersInline: Bool = true,
         busyPollWindow: Duration = ServerConfiguration.defaultBusyPollWindow,
-        callObserver: CallObserver? = nil
+        callObserver: CallObserver? = nil,
+        web: WebConfiguration = WebConfiguration()
     ) {
         self.tcp = tcp
         self.unixSocketPath = unixSocketPath
@@ -129,6 +133,7 @@ public struct ServerConfiguration: Sendable {
         self.startHandlersInline = startHandlersInline
         self.busyPollWindow = busyPollWindow
         self.callObserver = callObserver
+        self.web = web
     }
 
     /// The default `busyPollWindow`: off, so a server embedded in other work never spins

@@ -35,6 +35,12 @@ public struct ServerMethod: Sendable {
     /// The same handler as a plain function, for a unary method made with
     /// ``init(unaryPath:maxRequestBytes:synchronous:)``; `nil` otherwise.
     public private(set) var synchronousHandler: SynchronousUnaryHandler?
+    /// The method's messages in proto3 JSON, for Connect and gRPC-Web clients that send JSON
+    /// (browsers, `curl`); `nil`: binary protobuf only.
+    public var json: MessageJSONCoding?
+    /// Whether Connect clients may call it with GET (the message in the query): for methods
+    /// without side effects, whose answers a browser or proxy may cache.
+    public var allowsGET = false
 
     /// Handles one unary call without suspending: takes the request, returns the response message.
     ///
@@ -63,6 +69,23 @@ public struct ServerMethod: Sendable {
         self.maxRequestBytes = maxRequestBytes
         handler = { request, context, writer in try await writer.write(synchronous(request, context)) }
         synchronousHandler = synchronous
+    }
+}
+
+/// Converts one method's messages between proto3 JSON and the protobuf wire format; made by the
+/// module that knows the message types.
+public struct MessageJSONCoding: Sendable {
+    /// A request in JSON → its wire bytes; throws INVALID_ARGUMENT naming the field.
+    public var requestFromJSON: @Sendable ([UInt8]) throws(RPCError) -> [UInt8]
+    /// A response's wire bytes → JSON.
+    public var responseToJSON: @Sendable ([UInt8]) throws(RPCError) -> [UInt8]
+
+    public init(
+        requestFromJSON: @escaping @Sendable ([UInt8]) throws(RPCError) -> [UInt8],
+        responseToJSON: @escaping @Sendable ([UInt8]) throws(RPCError) -> [UInt8]
+    ) {
+        self.requestFromJSON = requestFromJSON
+        self.responseToJSON = responseToJSON
     }
 }
 

@@ -177,6 +177,34 @@ class H2Connection: EventHandler, @unchecked Sendable {
     /// Called once when the socket is closed, after the session is gone.
     func didClose() {}
 
+    /// What to do with bytes just read, before nghttp2 sees them.
+    enum Interception {
+        /// Feed them to nghttp2.
+        case pass
+        /// Keep them back for now (read on).
+        case hold
+        /// Feed these instead (what was held back, and these bytes).
+        case feed([UInt8])
+        /// The socket now belongs to another handler; stop.
+        case handedOver
+    }
+
+    /// Sees received bytes before nghttp2 does; the server overrides it to tell HTTP/1.1 from
+    /// HTTP/2 by the first bytes.
+    func intercept(_ bytes: UnsafeBufferPointer<UInt8>) -> Interception { .pass }
+
+    /// Lets go of the socket without closing it, for another handler to take it over: the
+    /// session is deleted and nothing more is read or written here.
+    func detach() {
+        loop.assertInLoop()
+        guard !isClosed else { return }
+        isClosed = true
+        loop.unregister(fd)
+        if let session { nghttp2_session_del(session) }
+        session = nil
+        output = []
+    }
+
     // MARK: I/O
 
     func handleEvent(_ events: UInt32) {
@@ -211,7 +239,19 @@ class H2Connection: EventHandler, @unchecked Sendable {
             let n = recv(fd, buffer.baseAddress, buffer.count, 0)
             if n > 0 {
                 lastReadAt = .now
-                if !receive(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n) { return }
+                let received = UnsafeMutableBufferPointer(
+                    start: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
+                switch intercept(UnsafeBufferPointer(received)) {
+                case .pass:
+                    if !receive(received.baseAddress!, count: n) { return }
+                case .hold:
+                    break
+                case .feed(var bytes):
+                    let fed = bytes.withUnsafeMutableBufferPointer { receive($0.baseAddress!, count: $0.count) }
+                    if !fed { return }
+                case .handedOver:
+                    return
+                }
                 if n < buffer.count { break }
             } else if n == 0 {
                 close()

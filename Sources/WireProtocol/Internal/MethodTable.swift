@@ -32,4 +32,10 @@ struct MethodTable: Sendable {
         }
         return nil
     }
+
+    /// The method served at `path` given as a string (HTTP/1.1 requests).
+    func method(forPath path: String) -> ServerMethod? {
+        var path = path
+        return path.withUTF8 { method(forPath: $0) }
+    }
 }

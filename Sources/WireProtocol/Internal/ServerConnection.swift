@@ -46,7 +46,47 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
     }
 
+    /// The first bytes read while it is not yet known whether the client speaks HTTP/2 (its
+    /// preface) or HTTP/1.1; `nil` once known. Until then nothing is written: an HTTP/1.1
+    /// client must not receive the server's SETTINGS.
+    private var undecided: [UInt8]? = []
+
+    /// The client preface every HTTP/2 connection starts with (RFC 9113 §3.4).
+    private static let clientPreface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
+    override func intercept(_ bytes: UnsafeBufferPointer<UInt8>) -> Interception {
+        guard var seen = undecided else { return .pass }
+        seen += bytes
+        let compared = min(seen.count, Self.clientPreface.count)
+        guard seen[..<compared].elementsEqual(Self.clientPreface[..<compared]) else {
+            undecided = nil
+            handOverToHTTP1(seen)
+            return .handedOver
+        }
+        guard seen.count >= Self.clientPreface.count else {
+            undecided = seen
+            return .hold
+        }
+        undecided = nil
+        isWritable = true
+        loop.markDirty(self)
+        return .feed(seen)
+    }
+
+    /// Gives the socket to an `HTTP1ServerConnection` (it counts as the same connection).
+    private func handOverToHTTP1(_ bytes: [UInt8]) {
+        guard core.configuration.web.servesHTTP1 else {
+            close()
+            return
+        }
+        idleTimer?.cancel()
+        keepaliveTimer?.cancel()
+        detach()
+        HTTP1ServerConnection(fd: fd, loop: loop, core: core, peer: peer).start(with: bytes)
+    }
+
     func start() {
+        isWritable = false
         register()
         loop.markDirty(self)
         armIdleTimer()
@@ -515,4 +555,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             if resume { resumeData(stream) } else { loop.markDirty(self) }
         }
     }
+}
+
+extension ServerConnection: ServedConnection {
+    func beginDraining() { startGoaway() }
 }

@@ -1,8 +1,10 @@
 import ArgumentParsing
 import ContinueService
 import Dispatch
+import Foundation
 import SearchAPI
 import SearchSession
+import Synchronization
 import WireProtocol
 
 #if canImport(Glibc)
@@ -97,10 +99,27 @@ enum ServeCommand {
                 pollInterval: reloadSeconds > 0 ? .milliseconds(Int(reloadSeconds * 1000)) : nil)
         if setup.replica != nil { signal(SIGHUP, SIG_IGN) }
         defer { reloader?.cancel() }
+        let web: WebConfiguration
+        do {
+            web = try webConfiguration(settings, catalogPath: setup.catalogPath)
+        } catch {
+            writeError("error: \(error)")
+            return ExitCode.usage
+        }
+        configuration.web = web
+        let serverHolder = Mutex<GRPCServer?>(nil)
+        let metrics = ServeMetrics(engine: setup.sessions.engine) { serverHolder.withLock { $0?.openConnections ?? 0 } }
+        let log = configuration.callObserver
+        configuration.callObserver = { record in
+            log?(record)
+            metrics.observe(record)
+        }
+        configuration.web.metrics = { metrics.text() }
         let service = VisualSearchService(
             sessions: setup.sessions, router: setup.router, queryCacheEntries: queryCacheEntries,
             writeGuard: WriteGuard(token: writeToken), catalogWriter: setup.catalogWriter)
         let server = GRPCServer(configuration: configuration, methods: health.methods + service.methods)
+        serverHolder.withLock { $0 = server }
         let signals = ShutdownSignals {
             health.stopWatching()
             server.beginGracefulShutdown()
@@ -126,6 +145,24 @@ enum ServeCommand {
         }
         writeError("vi-continue: stopped")
         return ExitCode.ok
+    }
+
+    /// What the port serves to browsers and `curl`: the web shell at `/`, the catalog's images,
+    /// and the origins allowed to call.
+    static func webConfiguration(_ settings: Settings, catalogPath: String) throws -> WebConfiguration {
+        var web = WebConfiguration()
+        if let origins = try settings.value(ServeOptions.allowOrigin) {
+            web.allowedOrigins = Set(
+                origins.split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces)) })
+        }
+        if let directory = WebShell.directory() {
+            web.files = WebShell.files(in: directory)
+        } else {
+            writeError("vi-continue: warning: the web shell (Examples/web) was not found; / answers 404")
+        }
+        let images = CatalogImages(catalogPath: catalogPath)
+        web.fileLookup = { images.file(at: $0) }
+        return web
     }
 
     /// Reads the connection limits and the log level into `configuration`.

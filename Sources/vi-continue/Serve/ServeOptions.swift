@@ -75,6 +75,9 @@ enum ServeOptions {
     static let writeTokenFile = Option<String?>.text(
         "write-token-file", valueName: "FILE", defaultDescription: "none: catalog writes over the Unix socket only",
         summary: "A file holding the token TCP clients send as 'authorization: Bearer TOKEN' to change the catalog")
+    static let allowOrigin = Option<String?>.text(
+        "allow-origin", valueName: "ORIGINS", defaultDescription: "none: only pages this server serves",
+        summary: "Web origins (comma-separated, e.g. https://app.example; * for any) whose pages may call the service")
     static let logLevel = Option.choice(
         "log-level", valueName: "LEVEL", among: CallLog.Level.names, default: "info",
         summary: "Which finished calls are logged: error, warn, info or debug")
@@ -84,6 +87,6 @@ enum ServeOptions {
         host.spec, port.spec, unixSocket.spec, catalog.spec, routes.spec, store.spec, stateDirectory.spec,
         sessionTimeToLive.spec, purgeInterval.spec, maxSessions.spec, reloadInterval.spec, maxConnections.spec,
         maxStreamsPerConnection.spec, maxCallsPerPeer.spec, idleTimeout.spec, busyPoll.spec, queryCache.spec,
-        writeTokenFile.spec, today.spec, logLevel.spec,
+        writeTokenFile.spec, allowOrigin.spec, today.spec, logLevel.spec,
     ]
 }

@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+
+/// `vi-continue serve` for browsers and plain HTTP clients on its gRPC port: a Python HTTP/1.1
+/// client speaking Connect and gRPC-Web (checked with protobuf's own classes), and the web shell
+/// in headless Chromium driven by selenium.
+@Suite struct WebFrontEndTests {
+    @Test("Connect, gRPC-Web, health, metrics, CORS, files and images over HTTP/1.1 on the gRPC port")
+    func plainHTTPClients() async throws {
+        let serve = try ServeCommandTests.ServeProcess()
+        defer { _ = serve.terminate() }
+        let output = try await PythonPeer.run("web_client.py", ["127.0.0.1:\(serve.port)"])
+        #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
+        #expect(output.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS") }.count == 9)
+    }
+
+    @Test("the web shell in Chromium: sheet, tap, more results with facets, pages, keyboard, phone width")
+    func webShellInABrowser() async throws {
+        let serve = try ServeCommandTests.ServeProcess()
+        defer { _ = serve.terminate() }
+        let output = try await PythonPeer.run("web_shell_browser.py", ["127.0.0.1:\(serve.port)"])
+        #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
+        #expect(output.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS") }.count == 9)
+    }
+
+    @Test("grpcio still speaks HTTP/2 on the port that also answers HTTP/1.1")
+    func grpcStillWorks() async throws {
+        let serve = try ServeCommandTests.ServeProcess()
+        defer { _ = serve.terminate() }
+        let output = try await PythonPeer.run("search_client.py", ["127.0.0.1:\(serve.port)"])
+        #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
+    }
+}
