@@ -49,7 +49,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         // gRPC over HTTP/2 cleartext: framing, compression, deadlines, server and client.
         .target(
-            name: "WireProtocol", dependencies: ["CNghttp2", "CZlib", "SystemInfo", "HTTP1", "WebProtocols"],
+            name: "WireProtocol",
+            dependencies: ["CNghttp2", "CZlib", "SystemInfo", "HTTP1", "WebProtocols", "Base64Coding"],
             swiftSettings: swiftSettings),
         // What the host allows this process: the processors of its affinity mask.
         .target(name: "SystemInfo", swiftSettings: swiftSettings),
@@ -111,7 +112,8 @@ let package = Package(
         .target(
             name: "H2TestClient", dependencies: ["CNghttp2"], path: "Tests/H2TestClient", swiftSettings: swiftSettings),
         .testTarget(
-            name: "WireProtocolTests", dependencies: ["WireProtocol", "H2TestClient"], swiftSettings: swiftSettings),
+            name: "WireProtocolTests", dependencies: ["WireProtocol", "H2TestClient", "Base64Coding"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "RouterTests", dependencies: ["DeepLinkRouter"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SessionTests", dependencies: ["SearchSession", "CVectorKernels", "SystemInfo"],

@@ -246,8 +246,31 @@ def http1_request():
             write("http1-request", "%s-%d" % (name, piece), bytes([piece]) + text.encode())
 
 
+def web_connection(pb):
+    """HTTP/1.1 requests to the real service, as browsers and curl send them."""
+    query = pb.QueryRequest(descriptor=pb.Descriptor(labels=[pb.Label(text="jazz")]), limit=2).SerializeToString()
+    framed = b"\x00" + struct.pack(">I", len(query)) + query
+    json_query = b'{"descriptor":{"labels":[{"text":"jazz"}]},"limit":2}'
+    requests = {
+        "healthz": b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n",
+        "connect-json": b"POST /vicontinue.v1.VisualSearch/Query HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: %d\r\n\r\n%s" % (len(json_query), json_query),
+        "connect-get": b"GET /vicontinue.v1.VisualSearch/Resolve?encoding=json&message=%7B%22url%22%3A%22music%3A%2F%2F"
+                       b"album%2Flittle-morning%22%7D HTTP/1.1\r\nHost: a\r\n\r\n",
+        "grpc-web": b"POST /vicontinue.v1.VisualSearch/Query HTTP/1.1\r\nHost: a\r\n"
+                    b"Content-Type: application/grpc-web+proto\r\nContent-Length: %d\r\n\r\n%s" % (len(framed), framed),
+        "capture-chunked": b"POST /vicontinue.v1.VisualSearch/Capture HTTP/1.1\r\nHost: a\r\nContent-Type: application/json"
+                           b"\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(json_query), json_query),
+        "pipelined-preflight": b"OPTIONS /vicontinue.v1.VisualSearch/Query HTTP/1.1\r\nHost: a\r\nOrigin: http://a\r\n"
+                               b"Access-Control-Request-Method: POST\r\n\r\nGET /metrics HTTP/1.1\r\nHost: a\r\n\r\n",
+    }
+    for name, data in requests.items():
+        write("web-connection", name, data)
+
+
 def main():
     pb, ipb, hpb = compile_protos()
+    web_connection(pb)
     reqs = requests(pb, ipb, hpb)
     for key, (selector, messages) in reqs.items():
         for index, message in enumerate(messages):

@@ -1,3 +1,5 @@
+internal import Base64Coding
+
 /// Custom metadata of a call: ordered key-value pairs sent as HTTP/2 headers or trailers.
 ///
 /// Keys are lower-cased when added. Keys ending in `-bin` carry binary values, which travel

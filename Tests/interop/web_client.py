@@ -12,9 +12,9 @@ import http.client
 import json
 import struct
 import sys
-import traceback
 import urllib.parse
 
+import peer_steps
 import stubs
 from google.protobuf import json_format
 
@@ -36,7 +36,6 @@ def request(target, method, path, body=None, headers=None):
 def main():
     target = sys.argv[1]
     origin = "http://" + target
-    failed = 0
 
     def connect_json_query():
         body = json.dumps({"descriptor": {"labels": [{"text": "jazz"}], "source": "SOURCE_CAMERA"}, "limit": 3})
@@ -147,18 +146,11 @@ def main():
                                         {"content-length": "5", "transfer-encoding": "chunked"})
         assert status == 400 and headers.get("connection") == "close", (status, headers, data)
 
-    for step in (connect_json_query, connect_proto_capture_and_search, connect_get_resolve_is_cacheable,
-                 connect_errors, grpc_web_binary_and_text, health_and_metrics, cors_same_origin_by_default,
-                 shell_files_and_images, smuggling_is_refused):
-        try:
-            step()
-            print("PASS", step.__name__)
-        except Exception:
-            failed += 1
-            print("FAIL", step.__name__ + ":", traceback.format_exc().strip().splitlines()[-1])
-            traceback.print_exc(file=sys.stderr)
+    failed = peer_steps.run((
+        connect_json_query, connect_proto_capture_and_search, connect_get_resolve_is_cacheable, connect_errors,
+        grpc_web_binary_and_text, health_and_metrics, cors_same_origin_by_default, shell_files_and_images,
+        smuggling_is_refused))
     sys.exit(1 if failed else 0)
-
 
 if __name__ == "__main__":
     main()

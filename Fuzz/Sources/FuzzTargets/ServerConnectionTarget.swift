@@ -68,6 +68,14 @@ enum ServerConnectionTarget {
         return true
     }
 
+    /// The `web-connection` target: the input as it is, so a connection without the HTTP/2
+    /// preface reaches the HTTP/1.1 side of the same port (Connect, gRPC-Web, health, files).
+    static func testWithoutPreface(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+        runOne(Array(input))
+        checkNoDescriptorLeak()
+        return true
+    }
+
     /// Connects, writes `bytes`, half-closes and drains until the server closes.
     private static func runOne(_ bytes: [UInt8]) {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)

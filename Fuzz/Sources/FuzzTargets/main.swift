@@ -25,6 +25,9 @@ let targets = [
         // LeakSanitizer still checks the whole process at exit.
         options: ["-detect_leaks=0"],
         setUp: ServerConnectionTarget.setUp, test: ServerConnectionTarget.test),
+    FuzzTarget(
+        name: "web-connection", options: ["-detect_leaks=0"], setUp: ServerConnectionTarget.setUp,
+        test: ServerConnectionTarget.testWithoutPreface),
     FuzzTarget(name: "request-message", test: RequestMessageTarget.test),
     FuzzTarget(name: "url-parser", setUp: URLParserTarget.setUp, test: URLParserTarget.test),
     FuzzTarget(name: "route-table", test: RouteTableTarget.test),

@@ -1,3 +1,4 @@
+internal import Base64Coding
 internal import CNghttp2
 internal import Glibc
 
@@ -48,7 +49,7 @@ struct HeaderBlock {
         if metadata.isEmpty { return }
         for entry in metadata where !Metadata.isReserved(entry.key) {
             if entry.key.hasSuffix("-bin") {
-                add(entry.key, Base64.encode(entry.value.bytes))
+                add(entry.key, Base64.encode(entry.value.bytes, padded: false))
             } else if case .string(let s) = entry.value, s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
                 add(entry.key, s)
             }
