@@ -118,4 +118,24 @@ import Testing
                 == nil)
         #expect(ImageMatchRule.choose([], medianCatalogGap: Self.gap) { _ in 100 } == nil)
     }
+
+    @Test("a feature-poor nearest picture is answered on a print distance of its own, a rich one is not")
+    func featurePoorPicturesAnswerOnThePrint() {
+        // Between the strict distance and the feature-poor one, with no inliers to verify.
+        let distance = (ImageMatchRule.strictFraction + ImageMatchRule.poorFraction) / 2 * Self.gap
+        let shortlist: [(doc: Int32, distance: Float)] = [(7, distance)]
+        let poor = ImageMatchRule.choose(
+            shortlist, medianCatalogGap: Self.gap, keypoints: { _ in ImageMatchRule.poorKeypoints - 1 }
+        ) { _ in 0 }
+        #expect(poor?.doc == 7)
+        let rich = ImageMatchRule.choose(
+            shortlist, medianCatalogGap: Self.gap, keypoints: { _ in ImageMatchRule.poorKeypoints }
+        ) { _ in 0 }
+        #expect(rich == nil)
+        let beyond = ImageMatchRule.choose(
+            [(doc: 7, distance: ImageMatchRule.poorFraction * Self.gap * 1.01)], medianCatalogGap: Self.gap,
+            keypoints: { _ in 0 }
+        ) { _ in 0 }
+        #expect(beyond == nil)
+    }
 }

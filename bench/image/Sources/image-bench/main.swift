@@ -321,6 +321,8 @@ struct VerifiedColumn: Encodable {
 
 struct VerifyDump: Encodable {
     var catalog: [String]
+    /// Each catalog picture's keypoints (a feature-poor picture verifies nothing).
+    var catalogKeypoints: [Int]
     var catalogSize: Int
     var shortlist: Int
     var columns: [VerifiedColumn]
@@ -398,7 +400,8 @@ func verifyShortlists(manifestPath: String, outPath: String, paddedTo padding: I
     }
     let heldout = try (manifest.heldout ?? []).map { try ask(file: $0.file, answer: nil) }
     let dump = VerifyDump(
-        catalog: manifest.gallery, catalogSize: max(padding, buffers.count), shortlist: shortlist, columns: columns,
+        catalog: manifest.gallery, catalogKeypoints: features.map(\.count), catalogSize: max(padding, buffers.count),
+        shortlist: shortlist, columns: columns,
         heldout: heldout)
     let encoder = JSONEncoder()
     encoder.keyEncodingStrategy = .convertToSnakeCase
