@@ -72,7 +72,7 @@ import Testing
     /// the corner of Hidden Voices shows two plain discs on a gradient, where no keypoint
     /// survives (0 inliers) and whose print lies at 0.104, twice the demo catalog's strict
     /// distance (0.4 × its median gap of 0.134); the brightened crop of Lost Horizon lies at
-    /// 0.055, just past 0.054, with 3 inliers. Unknown pictures come as close as 0.06 on the test
+    /// 0.055, just past 0.054, with too few inliers. Unknown pictures come as close as 0.06 on the test
     /// families, so the rule answers these empty rather than risk a wrong cover.
     static let photosBeyondTheRule: Set<String> = ["hidden-voices--corner.jpg", "lost-horizon--bright-cropped.jpg"]
 
