@@ -298,6 +298,7 @@ public enum CatalogLoader {
             let print = FeaturePrinter.print(image)
             e.prints.removeAll { $0.model == print.model }
             e.prints.append(print)
+            e.localFeatures = LocalFeatures.extract(image)
         }
         try e.validate()
         return e

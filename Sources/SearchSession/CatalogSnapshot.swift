@@ -24,6 +24,9 @@ public final class CatalogSnapshot: Sendable {
     /// Each entity's deep link for results, computed on first use (see ``EntityLinker``).
     let linkCache = LinkCache()
     private let derived = Mutex<Derived>(Derived())
+    /// The median nearest-other distance of the catalog's built-in prints, once asked for (see
+    /// ``medianPrintGap``).
+    let printGap = Mutex<Float??>(nil)
     /// This snapshot as one linker serves it (see ``served(by:)``), kept for its next call; a
     /// `nil` view is this snapshot itself (held here, it would never be freed).
     let servedView = Mutex<(linker: EntityLinker, view: CatalogSnapshot?)?>(nil)

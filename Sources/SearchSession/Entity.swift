@@ -98,6 +98,16 @@ public struct Entity: Hashable, Sendable {
     public var localized: [String: LocalizedText]
     /// The catalog's own deep link.
     public var link: String
+    /// The keypoints of its picture, found at load from `image_file` (with the built-in print),
+    /// for verifying an image match by its geometry. Not part of the catalog log: an entity
+    /// written through the API brings a print, never pixels.
+    var localFeatures: LocalFeatures?
+
+    // Everything but the local features goes into the catalog log.
+    private enum CodingKeys: String, CodingKey {
+        case type, id, title, subtitle, category, tags, attributes, imageURL, thumbnailURL, prints, related, localized,
+            link
+    }
 
     /// The reference to this entity.
     public var ref: EntityRef { EntityRef(type: type, id: id) }

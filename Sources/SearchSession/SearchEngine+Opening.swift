@@ -109,9 +109,10 @@ extension SearchEngine {
             synonyms = file.synonyms
             let analyzer = Analyzer(synonyms: synonyms)
             let region = builder.finish(analyzer: analyzer)
+            let localFeatures = builder.finishLocalFeatures()
             builder = SegmentBuilder()  // its columns are in the region now
             // The builder's own output always has a consistent shape.
-            let segment = store(try! Segment(region))
+            let segment = store(try! Segment(region, localFeatures: localFeatures))
             base = CatalogSnapshot(
                 version: changes.first.map { $0.position - 1 } ?? recovery.version, generation: 1,
                 synonyms: synonyms, analyzer: analyzer, segments: [segment],

@@ -25,13 +25,17 @@ extension SearchEngine {
         }
         // Entities the linker cannot open are not candidates at all.
         let snapshot = self.snapshot.served(by: linker)
-        let prints = try Self.prints(of: request.descriptor, in: snapshot)
+        let evidence = try Self.imageEvidence(of: request.descriptor, in: snapshot)
+        var prints = evidence.clientPrints
+        // Pixels answer one picture, by ImageMatchRule; a max distance the client sets lets their
+        // print's other neighbours in too, as it does for a client's own print.
+        if request.maxDistance != nil, let picture = evidence.picture { prints.insert(picture.print, at: 0) }
         let groups = Self.groups(request.descriptor.labels, analyzer: snapshot.analyzer)
         let ranked = counted { alone in
             Ranker.rank(
                 snapshot, groups: groups, mode: .any, prints: prints, maxDistance: request.maxDistance,
                 imageLimit: Self.sheetImageCandidates, topK: QueryRequest.maximumLimit,
-                splitFrom: alone ? Ranker.matchesWorthASecondCore : .max) ?? []
+                splitFrom: alone ? Ranker.matchesWorthASecondCore : .max, pictureMatch: evidence.picture?.match) ?? []
         }
         return Self.sheet(
             ranked, in: snapshot, groups: groups, limit: limit, locale: request.descriptor.locale, today: today,
@@ -67,6 +71,21 @@ extension SearchEngine {
             out.append(print)
         }
         return out
+    }
+
+    /// What a descriptor brings for image matching: its pixels answered by ``ImageMatchRule``
+    /// (see ``pictureAnswer(of:source:in:)``) and the client's own print, matched by distance.
+    static func imageEvidence(
+        of descriptor: Descriptor, in snapshot: CatalogSnapshot
+    ) throws(SearchError) -> (picture: PictureAnswer?, clientPrints: [FeaturePrint]) {
+        try descriptor.validate()
+        var clientPrints = [FeaturePrint]()
+        if let print = descriptor.featurePrint {
+            try checkDimension(print, in: snapshot)
+            clientPrints.append(print)
+        }
+        let picture = descriptor.pixelBuffer.map { pictureAnswer(of: $0, source: descriptor.source, in: snapshot) }
+        return (picture, clientPrints)
     }
 
     static func checkDimension(_ print: FeaturePrint, in snapshot: CatalogSnapshot) throws(SearchError) {

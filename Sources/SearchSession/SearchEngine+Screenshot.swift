@@ -15,25 +15,33 @@ extension SearchEngine {
     static let screenshotRegionMaxDistance: Float = 0.075
 
     static func pixelPrint(of buffer: PixelBuffer, source: Source, in snapshot: CatalogSnapshot) -> FeaturePrint {
+        pixelPrintAndRegion(of: buffer, source: source, in: snapshot).print
+    }
+
+    /// ``pixelPrint(of:source:in:)`` with the region of the screenshot that stands for it (`nil`
+    /// for the whole frame), whose pixels the geometric verification then describes.
+    static func pixelPrintAndRegion(
+        of buffer: PixelBuffer, source: Source, in snapshot: CatalogSnapshot
+    ) -> (print: FeaturePrint, region: ContentRegions.Region?) {
         let whole = FeaturePrinter.print(buffer)
-        guard source == .screenshot else { return whole }
+        guard source == .screenshot else { return (whole, nil) }
         let regions = ContentRegions.find(in: buffer)
-        guard !regions.isEmpty else { return whole }
+        guard !regions.isEmpty else { return (whole, nil) }
         func nearestDistance(_ print: FeaturePrint) -> Float {
             Ranker.nearest(print, in: snapshot, maxDistance: 2, limit: 1).first?.distance ?? .infinity
         }
-        var best = (print: whole, distance: nearestDistance(whole))
+        var best = (print: whole, region: ContentRegions.Region?.none, distance: nearestDistance(whole))
         for region in regions {
-            let print = FeaturePrinter.print(reduced: reduce(buffer, to: region))
+            let print = FeaturePrinter.print(reduced: reduce(buffer, to: region, maxSide: FeaturePrinter.reducedSide))
             let distance = nearestDistance(print)
-            if distance <= screenshotRegionMaxDistance && distance < best.distance { best = (print, distance) }
+            if distance <= screenshotRegionMaxDistance && distance < best.distance { best = (print, region, distance) }
         }
-        return best.print
+        return (best.print, best.region)
     }
 
-    /// The pixels of `region`, reduced for printing; 1 % is cut from each side, so that the
+    /// The pixels of `region`, reduced to `maxSide`; 1 % is cut from each side, so that the
     /// border's blend with the screen around it stays out.
-    private static func reduce(_ buffer: PixelBuffer, to region: ContentRegions.Region) -> ReducedImage {
+    static func reduce(_ buffer: PixelBuffer, to region: ContentRegions.Region, maxSide: Int) -> ReducedImage {
         let inset = 0.01
         let x0 = Int(((region.x + region.width * inset) * Double(buffer.width)).rounded())
         let y0 = Int(((region.y + region.height * inset) * Double(buffer.height)).rounded())
@@ -43,6 +51,6 @@ extension SearchEngine {
         let top = min(max(y0, 0), buffer.height - 1)
         return PixelReducer.reduce(
             buffer, x: left, y: top, width: max(1, min(x1, buffer.width) - left),
-            height: max(1, min(y1, buffer.height) - top), maxSide: FeaturePrinter.reducedSide)
+            height: max(1, min(y1, buffer.height) - top), maxSide: maxSide)
     }
 }

@@ -232,7 +232,10 @@ extension SearchEngine {
             context.snapshot, groups: groups, mode: .all, prints: context.prints,
             maxDistance: context.session.maxDistance,
             imageLimit: Self.searchImageCandidates, ordered: false,
-            splitFrom: context.splitting ? Ranker.matchesWorthASecondCore : .max
+            splitFrom: context.splitting ? Ranker.matchesWorthASecondCore : .max,
+            pictureMatch: context.session.pictureMatch.flatMap { match in
+                context.snapshot.doc(of: match.entity).map { (doc: $0, distance: match.distance) }
+            }
         ).map(Matches.some) ?? .everything
     }
 

@@ -47,14 +47,20 @@ public final class SearchSessions: Sendable {
             throw .invalid("max distance \(maxDistance) must be a finite number ≥ 0")
         }
         if maxFacetValues < 0 { throw .invalid("max facet values \(maxFacetValues) must not be negative") }
-        let prints = try SearchEngine.prints(of: descriptor, in: engine.snapshot)
+        let snapshot = engine.snapshot
+        let evidence = try SearchEngine.imageEvidence(of: descriptor, in: snapshot)
+        let prints = (evidence.picture.map { [$0.print] } ?? []) + evidence.clientPrints
+        let pictureMatch = evidence.picture?.match.map { match in
+            let (segment, local) = snapshot.locate(match.doc)
+            return PictureMatch(entity: snapshot.segments[segment].ref(of: local), distance: match.distance)
+        }
         let now = engine.nowMs()
         let ttlMs = timeToLive.wholeMilliseconds
         let record = SessionRecord(
             id: SessionRecord.newID(), labels: descriptor.labels.filter { !$0.text.isEmpty }, prints: prints,
             source: descriptor.source, locale: descriptor.locale,
             pageSize: pageSize == 0 ? SearchEngine.defaultPageSize : min(pageSize, Self.maximumPageSize),
-            createdAtUnixMs: now, expiresAtUnixMs: now + ttlMs, maxDistance: maxDistance)
+            createdAtUnixMs: now, expiresAtUnixMs: now + ttlMs, maxDistance: maxDistance, pictureMatch: pictureMatch)
         // The session is stored while its first page is searched: the store's commit (an fsync
         // for SQLite, a round trip for Redis) overlaps the search instead of adding to it. The
         // page is answered only once the session is stored.

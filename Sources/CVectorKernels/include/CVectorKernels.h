@@ -59,4 +59,7 @@ size_t cvk_search(
     cvk_kernel kernel, const cvk_matrix *matrix, const float *query, float max_distance, size_t limit,
     uint32_t *out_rows, float *out_distances);
 
+// Local features for geometric verification (the image path's second stage).
+#include "LocalFeatures.h"
+
 #endif

@@ -13,6 +13,11 @@ internal import Synchronization
 /// the previous manifest or the new one, each naming whole files. Files no manifest names are
 /// removed when the next one is written (a mapped file stays readable after it is unlinked).
 ///
+/// Each segment file `NAME.vis` has its documents' local features in `NAME.vlf` beside it (see
+/// ``LocalFeatureTable``), written the same way before the segment, checksummed the same way,
+/// and removed with it; a start that finds one missing or damaged builds the index again from
+/// the catalog file, as for a damaged segment.
+///
 /// A temporary directory (``temporary()``) serves an engine that keeps nothing across restarts:
 /// its segments are still mapped from files (unlinked at once), so the kernel can drop their
 /// untouched pages instead of keeping them as anonymous memory.
@@ -91,14 +96,24 @@ public final class IndexDirectory: Sendable {
             return "segment-\(UInt64(Date().timeIntervalSince1970 * 1000))-\(getpid())-\(n).vis"
         }
         let file = path + "/" + name
+        let featureFile = path + "/" + Self.localFeatureFile(of: name)
+        // The features first: a segment file on disk always has its features beside it.
+        try segment.localFeatures.region.write(to: featureFile)
         try segment.region.write(to: file)
-        let segment = try Segment(ByteRegion.map(path: file), fileName: name)
+        let localFeatures = try LocalFeatureTable(ByteRegion.map(path: featureFile))
+        let segment = try Segment(ByteRegion.map(path: file), localFeatures: localFeatures, fileName: name)
         if unlinksFiles {
             unlink(file)
+            unlink(featureFile)
         } else {
             mapped.withLock { $0[name] = WeakSegment(segment) }
         }
         return segment
+    }
+
+    /// The name of the local feature file of segment file `name`.
+    static func localFeatureFile(of name: String) -> String {
+        (name.hasSuffix(".vis") ? String(name.dropLast(4)) : name) + ".vlf"
     }
 
     /// The manifest, if there is a readable one.
@@ -138,19 +153,29 @@ public final class IndexDirectory: Sendable {
                 mapped[file] = nil
                 unlink(path + "/" + file)
             }
+            // A feature file goes with its segment file (or alone, when a crash came between them).
+            for file in files where file.hasSuffix(".vlf") {
+                let segmentFile = String(file.dropLast(4)) + ".vis"
+                if named.contains(segmentFile) || mapped[segmentFile]?.segment != nil { continue }
+                unlink(path + "/" + file)
+            }
         }
     }
 
     /// Maps the segments a manifest names.
     ///
-    /// - Throws: ``SearchError/Code/storage`` when a file is missing or not a whole segment.
+    /// - Throws: ``SearchError/Code/storage`` when a file (a segment or its local features) is
+    ///   missing, damaged or not whole.
     func segments(of manifest: Manifest) throws(SearchError) -> [(Segment, DeleteSet)] {
         var out = [(Segment, DeleteSet)]()
         for entry in manifest.segments {
             let region = try ByteRegion.map(path: path + "/" + entry.file)
-            // Written by an earlier run: whatever happened to the file since, it is checked whole.
+            let featureRegion = try ByteRegion.map(path: path + "/" + Self.localFeatureFile(of: entry.file))
+            // Written by an earlier run: whatever happened to the files since, they are checked whole.
             try SegmentFormat.verifyChecksum(of: region)
-            let segment = try Segment(region, fileName: entry.file)
+            try SegmentFormat.verifyChecksum(of: featureRegion, describing: "index local feature file")
+            let segment = try Segment(
+                region, localFeatures: LocalFeatureTable(featureRegion), fileName: entry.file)
             mapped.withLock { $0[entry.file] = WeakSegment(segment) }
             var deletes = DeleteSet(documents: segment.count)
             for doc in entry.deleted where doc >= 0 && doc < segment.count { deletes.insert(doc) }

@@ -63,13 +63,16 @@ struct SegmentMerge {
             var local = [Int32](repeating: -1, count: segment.count)
             for doc in 0..<segment.count where !sourceDeletes[k].contains(doc) {
                 local[doc] = Int32(builder.count)
-                builder.add(segment.entity(doc))
+                var entity = segment.entity(doc)
+                entity.localFeatures = segment.localFeatures.localFeatures(of: doc)
+                builder.add(entity)
             }
             mapping.append(local)
         }
         self.mapping = mapping
         // The builder's own output always has a consistent shape.
-        let segment = try! Segment(builder.finish(analyzer: snapshot.analyzer))
+        let segment = try! Segment(
+            builder.finish(analyzer: snapshot.analyzer), localFeatures: builder.finishLocalFeatures())
         merged = store?(segment) ?? segment
     }
 

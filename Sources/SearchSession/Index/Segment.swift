@@ -14,6 +14,8 @@ final class Segment: @unchecked Sendable {
     let count: Int
     /// The file in an ``IndexDirectory`` the segment is mapped from; `nil` for one on the heap.
     let fileName: String?
+    /// The keypoints of its documents' pictures, from a file of their own beside the segment's.
+    let localFeatures: LocalFeatureTable
     /// Tells segments apart for as long as the process runs (a checkpoint remembers which it wrote).
     let serial: UInt64
     private static let serials = Atomic<UInt64>(0)
@@ -80,7 +82,10 @@ final class Segment: @unchecked Sendable {
     ///
     /// - Throws: ``SearchError/Code/storage`` when the bytes are not a whole segment of this
     ///   format (their sections' sizes disagree with each other).
-    init(_ region: ByteRegion, fileName: String? = nil) throws(SearchError) {
+    ///
+    /// - Parameter localFeatures: The documents' keypoints; `nil` for none (a segment of entities
+    ///   without pictures).
+    init(_ region: ByteRegion, localFeatures: LocalFeatureTable? = nil, fileName: String? = nil) throws(SearchError) {
         let table = try SectionTable(region)
         self.region = region
         self.fileName = fileName
@@ -145,6 +150,12 @@ final class Segment: @unchecked Sendable {
                 docs: table.array(.vectorDocs(m)))
         }
         self.vectors = vectors
+        self.localFeatures = localFeatures ?? .empty(count: docType.count)
+        guard self.localFeatures.count == count else {
+            throw SearchError(
+                code: .storage,
+                message: "the local feature file has \(self.localFeatures.count) documents; its segment \(count)")
+        }
         try checkShape()
     }
 
@@ -153,7 +164,7 @@ final class Segment: @unchecked Sendable {
         var builder = SegmentBuilder()
         for entity in entities { builder.add(entity) }
         // The builder's own output always has a consistent shape.
-        try! self.init(builder.finish(analyzer: analyzer))
+        try! self.init(builder.finish(analyzer: analyzer), localFeatures: builder.finishLocalFeatures())
     }
 
     /// Checks that per-document and start arrays agree, so no accessor reads out of bounds.

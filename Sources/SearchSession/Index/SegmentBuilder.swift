@@ -98,6 +98,9 @@ struct SegmentBuilder {
         }
     }
 
+    /// The documents' keypoints, written to a file of their own (see ``LocalFeatureTable``).
+    private var localFeatures = LocalFeatureTable.Builder()
+
     /// How many documents were added.
     var count: Int { docType.count }
 
@@ -107,6 +110,7 @@ struct SegmentBuilder {
     /// `Entity.validate()`), and one reference must not be added twice.
     mutating func add(_ entity: Entity) {
         let doc = UInt32(docType.count)
+        localFeatures.add(entity.localFeatures)
         docType.append(number(ofType: entity.type))
         docID.append(string(entity.id))
         docTitle.append(string(entity.title))
@@ -217,6 +221,12 @@ struct SegmentBuilder {
             let hash = Segment.hash(phrase: phrase)
             if seen.insert(hash).inserted { text.phrases[hash, default: []].append(UInt32(doc)) }
         }
+    }
+
+    /// The local feature table of everything added, for ``Segment/init(_:localFeatures:fileName:)``.
+    func finishLocalFeatures() -> LocalFeatureTable {
+        // The builder's own output always has a consistent shape.
+        try! LocalFeatureTable(localFeatures.finish())
     }
 
     /// The sections of everything added, with the text analyzed by `analyzer`.

@@ -39,9 +39,12 @@ enum SegmentFormat {
     /// (so the check leaves nothing resident; see ``ByteRegion/copy(from:count:to:)``).
     ///
     /// - Throws: ``SearchError/Code/storage`` when they differ.
-    static func verifyChecksum(of region: ByteRegion) throws(SearchError) {
+    ///
+    /// - Parameter what: What the region is, for the error (a ``LocalFeatureTable`` keeps its
+    ///   checksum where a segment does).
+    static func verifyChecksum(of region: ByteRegion, describing what: String = "index segment") throws(SearchError) {
         guard region.count >= headerSize else {
-            throw SearchError(code: .storage, message: "not an index segment of this version")
+            throw SearchError(code: .storage, message: "too short for an \(what) of this version")
         }
         let stored = region.bytes(at: checksumOffset, count: 4).withUnsafeBytes {
             UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))
@@ -60,7 +63,7 @@ enum SegmentFormat {
         }
         guard crc == stored else {
             throw SearchError(
-                code: .storage, message: "index segment is damaged (checksum \(crc) where \(stored) was written)")
+                code: .storage, message: "\(what) is damaged (checksum \(crc) where \(stored) was written)")
         }
     }
 }

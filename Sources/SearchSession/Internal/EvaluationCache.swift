@@ -121,6 +121,11 @@ final class EvaluationCache: Sendable {
         }
         mix("\(session.source)")
         mix(session.locale)
+        if let match = session.pictureMatch {
+            mix(match.entity.type)
+            mix(match.entity.id)
+            mix(UInt64(match.distance.bitPattern))
+        }
         return h
     }
 

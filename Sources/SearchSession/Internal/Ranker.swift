@@ -51,13 +51,17 @@ enum Ranker {
     ///   then document number (only the best `topK` when given), or in document order when not
     ///   `ordered`. `nil` when there was nothing to match on (no groups, no prints), so the caller
     ///   can browse instead.
-    /// - Parameter splitFrom: The matches expected from which matching is worth two cores.
+    /// - Parameters:
+    ///   - splitFrom: The matches expected from which matching is worth two cores.
+    ///   - pictureMatch: The catalog picture a query's pixels were answered with (see
+    ///     ``SearchEngine/pictureAnswer(of:source:in:)``), fused as an image hit of its own.
     static func rank(
         _ snapshot: CatalogSnapshot, groups: [TextGroup], mode: Mode, prints: [FeaturePrint], maxDistance: Float?,
-        imageLimit: Int, topK: Int? = nil, ordered: Bool = true, splitFrom: Int = matchesWorthASecondCore
+        imageLimit: Int, topK: Int? = nil, ordered: Bool = true, splitFrom: Int = matchesWorthASecondCore,
+        pictureMatch: (doc: Int32, distance: Float)? = nil
     ) -> [Candidate]? {
         let usableIndices = usableGroups(groups)
-        if usableIndices.isEmpty && prints.isEmpty { return nil }
+        if usableIndices.isEmpty && prints.isEmpty && pictureMatch == nil { return nil }
         var text = [Candidate]()
         let used = usableIndices.map { groups[$0] }
         // One group (a single label, the common case), or groups that must all match: one
@@ -98,6 +102,9 @@ enum Ranker {
                 maxDistance ?? (print.model == FeaturePrinter.model ? FeaturePrinter.defaultMaxDistance : 0.25)
             imageLists.append(nearest(print, in: snapshot, maxDistance: threshold, limit: imageLimit))
         }
+        // The picture ImageMatchRule answered is an image hit whatever its print distance: a
+        // verified crop or tilted photo of it may lie beyond any print threshold.
+        if let pictureMatch { imageLists.append([pictureMatch]) }
         var out: [Candidate]
         if imageLists.isEmpty {
             return ordered ? top(text, topK) : text

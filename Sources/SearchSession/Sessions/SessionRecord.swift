@@ -24,11 +24,14 @@ public struct SessionRecord: Hashable, Sendable, Codable {
     /// The largest print distance an image match may have, if the capture set one (sessions
     /// stored before it existed read back without).
     public var maxDistance: Float?
+    /// The catalog picture the captured pixels were answered with (see ``PictureMatch``), if any.
+    public var pictureMatch: PictureMatch?
 
     /// Creates a record.
     public init(
         id: String, labels: [Label], prints: [FeaturePrint], source: Source, locale: String, queryText: String = "",
-        pageSize: Int, createdAtUnixMs: Int64, expiresAtUnixMs: Int64, maxDistance: Float? = nil
+        pageSize: Int, createdAtUnixMs: Int64, expiresAtUnixMs: Int64, maxDistance: Float? = nil,
+        pictureMatch: PictureMatch? = nil
     ) {
         self.id = id
         self.labels = labels
@@ -40,6 +43,7 @@ public struct SessionRecord: Hashable, Sendable, Codable {
         self.createdAtUnixMs = createdAtUnixMs
         self.expiresAtUnixMs = expiresAtUnixMs
         self.maxDistance = maxDistance
+        self.pictureMatch = pictureMatch
     }
 
     /// A new random session id: 128 bits from the system's cryptographically secure generator
@@ -89,5 +93,21 @@ public protocol SessionStore: Sendable {
 extension SearchError {
     static func sessionNotFound(_ id: String) -> SearchError {
         SearchError(code: .notFound, message: "no session \(id.prefix(64)); it may have expired")
+    }
+}
+
+/// The catalog picture a capture's pixels showed, by the engine's image rule (its print, else its
+/// keypoints): kept with the session, since the pixels are not, so every page of the search shows
+/// it even when its print lies beyond the print threshold (a verified crop or tilted photo).
+public struct PictureMatch: Hashable, Sendable, Codable {
+    /// The entity whose picture it is.
+    public var entity: EntityRef
+    /// The print distance between the capture and the picture.
+    public var distance: Float
+
+    /// Creates a picture match.
+    public init(entity: EntityRef, distance: Float) {
+        self.entity = entity
+        self.distance = distance
     }
 }

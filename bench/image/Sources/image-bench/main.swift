@@ -13,7 +13,7 @@
 // first (decoding is not the print's cost); then each gallery item and query is printed, timed one
 // by one, and each query's nearest gallery print (1 − cosine) is its answer.
 import Foundation
-import SearchSession
+@_spi(Benchmarks) import SearchSession
 
 struct Manifest: Decodable {
     struct Query: Decodable {
@@ -37,6 +37,11 @@ struct Peers: Decodable {
 let arguments = CommandLine.arguments
 if arguments.count > 4 && arguments[1] == "--screenshots" {
     try screenshotAnswers(manifestPath: arguments[2], screenshotsPath: arguments[3], outPath: arguments[4])
+    exit(0)
+}
+if arguments.count > 3 && arguments[1] == "--verify" {
+    let padding = arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0
+    try verifyShortlists(manifestPath: arguments[2], outPath: arguments[3], paddedTo: padding)
     exit(0)
 }
 if arguments.count > 3 && arguments[1] == "--dump" {
@@ -280,4 +285,125 @@ func screenshotAnswers(manifestPath: String, screenshotsPath: String, outPath: S
     let encoder = JSONEncoder()
     encoder.keyEncodingStrategy = .convertToSnakeCase
     try encoder.encode(report).write(to: URL(fileURLWithPath: outPath))
+}
+
+// MARK: - --verify: geometric verification of each query's shortlist, with its time
+//
+//     image-bench --verify MANIFEST OUT.json [PADDED_CATALOG_SIZE]
+//
+// For every query and held-out image: the print, the catalog's nearest `shortlist` items by print
+// distance (VectorIndex, the engine's scan), and for each the inliers GeometricVerifier finds
+// against its local features; plus the query's CPU time split into print, scan, keypoints and
+// verification. With PADDED_CATALOG_SIZE the scan runs over that many rows (the catalog's own
+// first, then random crops of its pictures, printed and described the same way) while the
+// answers still come from the catalog: a timing figure at that catalog size.
+
+struct ShortlistEntry: Encodable {
+    var item: Int
+    var distance: Float
+    var inliers: Int
+}
+
+struct VerifiedQuery: Encodable {
+    var file: String
+    var answer: Int?
+    var shortlist: [ShortlistEntry]
+    var printMs: Double
+    var scanMs: Double
+    var keypointsMs: Double
+    var verifyMs: Double
+}
+
+struct VerifiedColumn: Encodable {
+    var name: String
+    var queries: [VerifiedQuery]
+}
+
+struct VerifyDump: Encodable {
+    var catalog: [String]
+    /// Each catalog picture's keypoints (a feature-poor picture verifies nothing).
+    var catalogKeypoints: [Int]
+    var catalogSize: Int
+    var shortlist: Int
+    var columns: [VerifiedColumn]
+    var heldout: [VerifiedQuery]
+}
+
+/// CPU time of the calling thread, in milliseconds: other builds share these cores, and wall time
+/// would charge their work to ours.
+func threadMilliseconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) / 1e6
+}
+
+/// A copy of the `width` × `height` rectangle at (`x`, `y`) of an RGB-convertible buffer, as RGB.
+func crop(_ buffer: PixelBuffer, x: Int, y: Int, width: Int, height: Int) -> PixelBuffer {
+    let bpp = buffer.format.bytesPerPixel
+    var bytes = [UInt8]()
+    bytes.reserveCapacity(width * height * bpp)
+    for row in y..<(y + height) {
+        let start = row * buffer.bytesPerRow + x * bpp
+        bytes.append(contentsOf: buffer.bytes[start..<(start + width * bpp)])
+    }
+    return PixelBuffer(width: width, height: height, bytesPerRow: width * bpp, format: buffer.format, bytes: bytes)
+}
+
+func verifyShortlists(manifestPath: String, outPath: String, paddedTo padding: Int) throws {
+    let shortlist = 5
+    let manifest = try JSONDecoder().decode(DumpManifest.self, from: Data(contentsOf: URL(fileURLWithPath: manifestPath)))
+    let buffers = try manifest.gallery.map { try ImageDecoder.decode(path: $0) }
+    let features = buffers.map { LocalFeatures.extract($0) }
+    var index = VectorIndex(model: FeaturePrinter.model, dimension: FeaturePrinter.dimension)
+    for (item, buffer) in buffers.enumerated() { index.add(doc: Int32(item), values: FeaturePrinter.print(buffer).values) }
+    // Padding rows: prints of random crops (50–90 % of each side) of the catalog's pictures, so the
+    // scan reads as many rows as a catalog of that size. Verification costs the same per shortlisted
+    // row whatever the catalog's size: a padding row is verified against the features of the
+    // picture it was cut from (it stands for a picture of its own only in the time it takes).
+    var generator = SystemRandomNumberGenerator()
+    var paddingSource = [Int]()
+    var row = buffers.count
+    while row < padding {
+        let item = row % buffers.count
+        let buffer = buffers[item]
+        let width = max(8, Int(Double(buffer.width) * Double.random(in: 0.5...0.9, using: &generator)))
+        let height = max(8, Int(Double(buffer.height) * Double.random(in: 0.5...0.9, using: &generator)))
+        let piece = crop(
+            buffer, x: Int.random(in: 0...(buffer.width - width), using: &generator),
+            y: Int.random(in: 0...(buffer.height - height), using: &generator), width: width, height: height)
+        index.add(doc: Int32(row), values: FeaturePrinter.print(piece).values)
+        paddingSource.append(item)
+        row += 1
+    }
+    func ask(file: String, answer: Int?) throws -> VerifiedQuery {
+        let buffer = try ImageDecoder.decode(path: file)
+        let start = threadMilliseconds()
+        let print = FeaturePrinter.print(buffer)
+        let printed = threadMilliseconds()
+        let hits = index.search(print.values, maxDistance: 2, limit: shortlist)
+        let scanned = threadMilliseconds()
+        let query = LocalFeatures.extract(buffer)
+        let described = threadMilliseconds()
+        var entries = [ShortlistEntry]()
+        for hit in hits {
+            let doc = Int(hit.doc)
+            let item = doc < buffers.count ? doc : paddingSource[doc - buffers.count]
+            entries.append(ShortlistEntry(item: item, distance: hit.distance, inliers: GeometricVerifier.inliers(query, features[item])))
+        }
+        let verified = threadMilliseconds()
+        return VerifiedQuery(
+            file: file, answer: answer, shortlist: entries, printMs: printed - start, scanMs: scanned - printed,
+            keypointsMs: described - scanned, verifyMs: verified - described)
+    }
+    let columns = try manifest.columns.map { column in
+        VerifiedColumn(name: column.name, queries: try column.queries.map { try ask(file: $0.file, answer: $0.answer) })
+    }
+    let heldout = try (manifest.heldout ?? []).map { try ask(file: $0.file, answer: nil) }
+    let dump = VerifyDump(
+        catalog: manifest.gallery, catalogKeypoints: features.map(\.count), catalogSize: max(padding, buffers.count),
+        shortlist: shortlist, columns: columns,
+        heldout: heldout)
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    try encoder.encode(dump).write(to: URL(fileURLWithPath: outPath))
 }
