@@ -81,7 +81,7 @@ let package = Package(
         // The gRPC services: thin handlers from messages to the libraries.
         .target(
             name: "ContinueService",
-            dependencies: ["SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession"],
+            dependencies: ["SearchAPI", "WireProtocol", "DeepLinkRouter", "SearchSession", "ServerReflection"],
             swiftSettings: swiftSettings),
         // The hand-written command-line parser of the executable.
         .target(name: "ArgumentParsing", swiftSettings: swiftSettings),

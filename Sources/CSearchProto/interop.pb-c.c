@@ -412,6 +412,96 @@ void   vicontinue__testing__v1__streaming_output_call_response__free_unpacked
   assert(message->base.descriptor == &vicontinue__testing__v1__streaming_output_call_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   vicontinue__testing__v1__streaming_input_call_request__init
+                     (Vicontinue__Testing__V1__StreamingInputCallRequest         *message)
+{
+  static const Vicontinue__Testing__V1__StreamingInputCallRequest init_value = VICONTINUE__TESTING__V1__STREAMING_INPUT_CALL_REQUEST__INIT;
+  *message = init_value;
+}
+size_t vicontinue__testing__v1__streaming_input_call_request__get_packed_size
+                     (const Vicontinue__Testing__V1__StreamingInputCallRequest *message)
+{
+  assert(message->base.descriptor == &vicontinue__testing__v1__streaming_input_call_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t vicontinue__testing__v1__streaming_input_call_request__pack
+                     (const Vicontinue__Testing__V1__StreamingInputCallRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &vicontinue__testing__v1__streaming_input_call_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t vicontinue__testing__v1__streaming_input_call_request__pack_to_buffer
+                     (const Vicontinue__Testing__V1__StreamingInputCallRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &vicontinue__testing__v1__streaming_input_call_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Vicontinue__Testing__V1__StreamingInputCallRequest *
+       vicontinue__testing__v1__streaming_input_call_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Vicontinue__Testing__V1__StreamingInputCallRequest *)
+     protobuf_c_message_unpack (&vicontinue__testing__v1__streaming_input_call_request__descriptor,
+                                allocator, len, data);
+}
+void   vicontinue__testing__v1__streaming_input_call_request__free_unpacked
+                     (Vicontinue__Testing__V1__StreamingInputCallRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &vicontinue__testing__v1__streaming_input_call_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   vicontinue__testing__v1__streaming_input_call_response__init
+                     (Vicontinue__Testing__V1__StreamingInputCallResponse         *message)
+{
+  static const Vicontinue__Testing__V1__StreamingInputCallResponse init_value = VICONTINUE__TESTING__V1__STREAMING_INPUT_CALL_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t vicontinue__testing__v1__streaming_input_call_response__get_packed_size
+                     (const Vicontinue__Testing__V1__StreamingInputCallResponse *message)
+{
+  assert(message->base.descriptor == &vicontinue__testing__v1__streaming_input_call_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t vicontinue__testing__v1__streaming_input_call_response__pack
+                     (const Vicontinue__Testing__V1__StreamingInputCallResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &vicontinue__testing__v1__streaming_input_call_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t vicontinue__testing__v1__streaming_input_call_response__pack_to_buffer
+                     (const Vicontinue__Testing__V1__StreamingInputCallResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &vicontinue__testing__v1__streaming_input_call_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Vicontinue__Testing__V1__StreamingInputCallResponse *
+       vicontinue__testing__v1__streaming_input_call_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Vicontinue__Testing__V1__StreamingInputCallResponse *)
+     protobuf_c_message_unpack (&vicontinue__testing__v1__streaming_input_call_response__descriptor,
+                                allocator, len, data);
+}
+void   vicontinue__testing__v1__streaming_input_call_response__free_unpacked
+                     (Vicontinue__Testing__V1__StreamingInputCallResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &vicontinue__testing__v1__streaming_input_call_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 #define vicontinue__testing__v1__empty__field_descriptors NULL
 #define vicontinue__testing__v1__empty__field_indices_by_name NULL
 #define vicontinue__testing__v1__empty__number_ranges NULL
@@ -864,14 +954,94 @@ const ProtobufCMessageDescriptor vicontinue__testing__v1__streaming_output_call_
   (ProtobufCMessageInit) vicontinue__testing__v1__streaming_output_call_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor vicontinue__testing__v1__interop_test__method_descriptors[3] =
+static const ProtobufCFieldDescriptor vicontinue__testing__v1__streaming_input_call_request__field_descriptors[1] =
+{
+  {
+    "payload",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__Testing__V1__StreamingInputCallRequest, payload),
+    &vicontinue__testing__v1__payload__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned vicontinue__testing__v1__streaming_input_call_request__field_indices_by_name[] = {
+  0,   /* field[0] = payload */
+};
+static const ProtobufCIntRange vicontinue__testing__v1__streaming_input_call_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor vicontinue__testing__v1__streaming_input_call_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "vicontinue.testing.v1.StreamingInputCallRequest",
+  "StreamingInputCallRequest",
+  "Vicontinue__Testing__V1__StreamingInputCallRequest",
+  "vicontinue.testing.v1",
+  sizeof(Vicontinue__Testing__V1__StreamingInputCallRequest),
+  1,
+  vicontinue__testing__v1__streaming_input_call_request__field_descriptors,
+  vicontinue__testing__v1__streaming_input_call_request__field_indices_by_name,
+  1,  vicontinue__testing__v1__streaming_input_call_request__number_ranges,
+  (ProtobufCMessageInit) vicontinue__testing__v1__streaming_input_call_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor vicontinue__testing__v1__streaming_input_call_response__field_descriptors[1] =
+{
+  {
+    "aggregated_payload_size",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__Testing__V1__StreamingInputCallResponse, aggregated_payload_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned vicontinue__testing__v1__streaming_input_call_response__field_indices_by_name[] = {
+  0,   /* field[0] = aggregated_payload_size */
+};
+static const ProtobufCIntRange vicontinue__testing__v1__streaming_input_call_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor vicontinue__testing__v1__streaming_input_call_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "vicontinue.testing.v1.StreamingInputCallResponse",
+  "StreamingInputCallResponse",
+  "Vicontinue__Testing__V1__StreamingInputCallResponse",
+  "vicontinue.testing.v1",
+  sizeof(Vicontinue__Testing__V1__StreamingInputCallResponse),
+  1,
+  vicontinue__testing__v1__streaming_input_call_response__field_descriptors,
+  vicontinue__testing__v1__streaming_input_call_response__field_indices_by_name,
+  1,  vicontinue__testing__v1__streaming_input_call_response__number_ranges,
+  (ProtobufCMessageInit) vicontinue__testing__v1__streaming_input_call_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCMethodDescriptor vicontinue__testing__v1__interop_test__method_descriptors[5] =
 {
   { "EmptyCall", &vicontinue__testing__v1__empty__descriptor, &vicontinue__testing__v1__empty__descriptor },
   { "UnaryCall", &vicontinue__testing__v1__simple_request__descriptor, &vicontinue__testing__v1__simple_response__descriptor },
   { "StreamingOutputCall", &vicontinue__testing__v1__streaming_output_call_request__descriptor, &vicontinue__testing__v1__streaming_output_call_response__descriptor },
+  { "StreamingInputCall", &vicontinue__testing__v1__streaming_input_call_request__descriptor, &vicontinue__testing__v1__streaming_input_call_response__descriptor },
+  { "FullDuplexCall", &vicontinue__testing__v1__streaming_output_call_request__descriptor, &vicontinue__testing__v1__streaming_output_call_response__descriptor },
 };
 const unsigned vicontinue__testing__v1__interop_test__method_indices_by_name[] = {
   0,        /* EmptyCall */
+  4,        /* FullDuplexCall */
+  3,        /* StreamingInputCall */
   2,        /* StreamingOutputCall */
   1         /* UnaryCall */
 };
@@ -882,7 +1052,7 @@ const ProtobufCServiceDescriptor vicontinue__testing__v1__interop_test__descript
   "InteropTest",
   "Vicontinue__Testing__V1__InteropTest",
   "vicontinue.testing.v1",
-  3,
+  5,
   vicontinue__testing__v1__interop_test__method_descriptors,
   vicontinue__testing__v1__interop_test__method_indices_by_name
 };
@@ -909,6 +1079,22 @@ void vicontinue__testing__v1__interop_test__streaming_output_call(ProtobufCServi
 {
   assert(service->descriptor == &vicontinue__testing__v1__interop_test__descriptor);
   service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void vicontinue__testing__v1__interop_test__streaming_input_call(ProtobufCService *service,
+                                                                 const Vicontinue__Testing__V1__StreamingInputCallRequest *input,
+                                                                 Vicontinue__Testing__V1__StreamingInputCallResponse_Closure closure,
+                                                                 void *closure_data)
+{
+  assert(service->descriptor == &vicontinue__testing__v1__interop_test__descriptor);
+  service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void vicontinue__testing__v1__interop_test__full_duplex_call(ProtobufCService *service,
+                                                             const Vicontinue__Testing__V1__StreamingOutputCallRequest *input,
+                                                             Vicontinue__Testing__V1__StreamingOutputCallResponse_Closure closure,
+                                                             void *closure_data)
+{
+  assert(service->descriptor == &vicontinue__testing__v1__interop_test__descriptor);
+  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void vicontinue__testing__v1__interop_test__init (Vicontinue__Testing__V1__InteropTest_Service *service,
                                                   Vicontinue__Testing__V1__InteropTest_ServiceDestroy destroy)

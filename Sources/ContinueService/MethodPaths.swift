@@ -20,4 +20,11 @@ public enum MethodPaths {
         public static let check = "/grpc.health.v1.Health/Check"
         public static let watch = "/grpc.health.v1.Health/Watch"
     }
+
+    /// `grpc.reflection.v1.ServerReflection` and the same service under its older name,
+    /// `grpc.reflection.v1alpha.ServerReflection`, which older tools still ask for.
+    public enum ServerReflection {
+        public static let v1 = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
+        public static let v1alpha = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
+    }
 }

@@ -74,6 +74,70 @@ public final class GRPCClient: Sendable {
         return ResponseStream(messages: stream, state: state, client: self, cancel: cancel)
     }
 
+    /// Makes a bidirectional-streaming call.
+    ///
+    /// The call starts at once. Send requests through `call.requests` and end them with
+    /// `finish()`; responses, and the status, arrive through `call.responses` meanwhile.
+    ///
+    /// - Returns: The call's two halves; iterating the responses throws `RPCError` for a status
+    ///   other than OK.
+    public func bidirectionalStreaming(
+        path: String, metadata: Metadata = [:], options: CallOptions = .init()
+    ) -> StreamingCall {
+        let configuration = core.configuration
+        let compression = options.compression ?? configuration.requestCompression
+        let call = ClientCall(
+            path: path, metadata: metadata, timeout: options.timeout,
+            requestEncoding: compression == .identity ? nil : compression, requestBytes: [],
+            maxReceive: options.maxReceiveMessageBytes ?? configuration.maxReceiveMessageBytes,
+            streamsRequests: true)
+        let core = self.core
+        let state = ResponseStreamState()
+        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        call.sink = .stream(continuation, state)
+        let cancel: @Sendable () -> Void = { core.loop.execute { core.cancel(call) } }
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { cancel() }
+        }
+        core.loop.execute { core.start(call) }
+        return StreamingCall(
+            requests: RequestSender(call: call, core: core, compression: compression),
+            responses: ResponseStream(messages: stream, state: state, client: self, cancel: cancel))
+    }
+
+    /// Makes a client-streaming call: `send` sends the requests, then the call waits for the one
+    /// response.
+    ///
+    /// The requests are ended (half-close) when `send` returns; if it throws, the call is
+    /// cancelled and its error rethrown. Cancelling the calling task cancels the call.
+    ///
+    /// - Returns: The response and the server's metadata.
+    /// - Throws: `RPCError` for any status other than OK.
+    public func clientStreaming(
+        path: String, metadata: Metadata = [:], options: CallOptions = .init(),
+        send: (RequestSender) async throws -> Void
+    ) async throws -> UnaryResponse {
+        let call = bidirectionalStreaming(path: path, metadata: metadata, options: options)
+        do {
+            try await send(call.requests)
+        } catch {
+            call.responses.cancel()
+            throw error
+        }
+        call.requests.finish()
+        var messages: [[UInt8]] = []
+        for try await message in call.responses { messages.append(message) }
+        guard messages.count == 1 else {
+            throw RPCError(
+                code: .internalError,
+                message: "a client-streaming call must receive exactly one response, received \(messages.count)",
+                metadata: call.responses.trailingMetadata ?? [:])
+        }
+        return UnaryResponse(
+            message: messages[0], initialMetadata: try await call.responses.initialMetadata,
+            trailingMetadata: call.responses.trailingMetadata ?? [:])
+    }
+
     /// Closes the connection; calls still in flight fail with UNAVAILABLE.
     public func close() async {
         let core = self.core
@@ -142,6 +206,19 @@ final class ClientCore: @unchecked Sendable {
             }
         }
         connection!.start(call)
+    }
+
+    /// Queues a request message of a streaming-request call.
+    func send(_ call: ClientCall, _ framed: [UInt8], sent: CheckedContinuation<Void, any Error>) {
+        guard let connection = call.connection, !call.isDone else {
+            sent.resume(throwing: call.isDone ? call.sendError : RPCError(code: .unavailable, message: "not connected"))
+            return
+        }
+        connection.send(call, framed, sent: sent)
+    }
+
+    func halfClose(_ call: ClientCall) {
+        call.connection?.halfClose(call)
     }
 
     func cancel(_ call: ClientCall) {

@@ -1,11 +1,19 @@
 /// A method a `GRPCServer` serves: its path, its kind, its receive limit and its handler.
 public struct ServerMethod: Sendable {
-    /// The shapes of call supported: one request each.
+    /// The shapes of call supported.
     public enum Kind: Sendable, Hashable {
         /// One request, one response.
         case unary
         /// One request, any number of responses.
         case serverStreaming
+        /// Any number of requests, one response.
+        case clientStreaming
+        /// Any number of requests and of responses, interleaved as the handler likes.
+        case bidirectionalStreaming
+
+        /// Whether the requests reach the handler as a stream (``RequestStream``) while they
+        /// arrive, rather than as one message once the request has ended.
+        public var streamsRequests: Bool { self == .clientStreaming || self == .bidirectionalStreaming }
     }
 
     /// Handles one call.
@@ -23,6 +31,19 @@ public struct ServerMethod: Sendable {
         nonisolated(nonsending) @Sendable (_ request: [UInt8], _ context: ServerContext, _ writer: any ResponseWriter)
         async throws -> Void
 
+    /// Handles one client- or bidirectional-streaming call.
+    ///
+    /// The handler starts as soon as the request HEADERS are in, before any message: `requests`
+    /// yields each request message as it arrives, in order, and ends when the client half-closes.
+    /// Responses may be written while requests still arrive. Returning (or throwing) ends the call
+    /// whatever the client still sends; later request messages are discarded. A client-streaming
+    /// handler must write exactly one response.
+    ///
+    /// It always runs in a task, never inline on the event loop: it waits for the network.
+    public typealias StreamingHandler =
+        @Sendable (_ requests: RequestStream, _ context: ServerContext, _ writer: any ResponseWriter)
+        async throws -> Void
+
     /// The HTTP/2 `:path`, "/package.Service/Method".
     public var path: String
     /// Unary or server streaming.
@@ -30,8 +51,11 @@ public struct ServerMethod: Sendable {
     /// The largest request message accepted, checked on the length prefix and again after
     /// decompression.
     public var maxRequestBytes: Int
-    /// The handler.
+    /// The handler of a unary or server-streaming method; for a streaming-request method, one
+    /// that answers UNIMPLEMENTED (such a method is called through `streamingHandler`).
     public var handler: Handler
+    /// The handler of a client- or bidirectional-streaming method; `nil` for the other kinds.
+    public private(set) var streamingHandler: StreamingHandler?
     /// The same handler as a plain function, for a unary method made with
     /// ``init(unaryPath:maxRequestBytes:synchronous:)``; `nil` otherwise.
     public private(set) var synchronousHandler: SynchronousUnaryHandler?
@@ -57,6 +81,30 @@ public struct ServerMethod: Sendable {
         self.kind = kind
         self.maxRequestBytes = maxRequestBytes
         self.handler = handler
+    }
+
+    /// Creates a client- or bidirectional-streaming method.
+    ///
+    /// The first label differs from the other initializers' so that a closure literal can never
+    /// be taken for the other kind of handler.
+    ///
+    /// - Parameters:
+    ///   - path: "/package.Service/Method".
+    ///   - kind: `.clientStreaming` or `.bidirectionalStreaming`.
+    ///   - maxRequestBytes: The largest request message accepted.
+    ///   - streamingHandler: The handler (see ``StreamingHandler``).
+    public init(
+        streamingPath path: String, kind: Kind, maxRequestBytes: Int = 4 << 20,
+        streamingHandler: @escaping StreamingHandler
+    ) {
+        precondition(kind.streamsRequests, "a method with one request message takes a Handler")
+        self.path = path
+        self.kind = kind
+        self.maxRequestBytes = maxRequestBytes
+        handler = { _, context, _ in
+            throw RPCError(code: .unimplemented, message: "\(context.path) takes a stream of requests")
+        }
+        self.streamingHandler = streamingHandler
     }
 
     /// Creates a unary method answered by a synchronous handler (see ``SynchronousUnaryHandler``).

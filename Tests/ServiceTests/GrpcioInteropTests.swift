@@ -10,7 +10,8 @@ import WireProtocol
         "empty_unary", "large_unary", "client_compressed_unary", "server_compressed_unary", "server_streaming",
         "server_compressed_streaming", "custom_metadata", "status_code_and_message", "special_status_message",
         "unimplemented_method", "unimplemented_service", "cancel_after_first_response",
-        "timeout_on_sleeping_server", "concurrent_large_unary",
+        "timeout_on_sleeping_server", "concurrent_large_unary", "client_streaming", "ping_pong", "empty_stream",
+        "cancel_after_begin", "cancel_after_first_full_duplex_response", "timeout_on_sleeping_full_duplex",
     ]
 
     @Test("every interop case passes over TCP and over the Unix socket", arguments: ["tcp", "unix"])

@@ -47,6 +47,35 @@ struct InteropTestService {
                     throw RPCError(code: Status.Code(rawValue: Int(status.code)), message: status.message)
                 }
             },
+            ServerMethod(streamingPath: Self.path + "StreamingInputCall", kind: .clientStreaming) {
+                requests, _, writer in
+                var size = 0
+                for try await bytes in requests {
+                    size += try Interop.StreamingInputCallRequest(serializedBytes: bytes).payload?.body.count ?? 0
+                }
+                try await writer.write(
+                    Interop.StreamingInputCallResponse(aggregatedPayloadSize: Int32(size)).serializedBytes())
+            },
+            // Each request is answered as it arrives, before the next is read: ping-pong.
+            ServerMethod(streamingPath: Self.path + "FullDuplexCall", kind: .bidirectionalStreaming) {
+                requests, context, writer in
+                echoMetadata(context, writer)
+                for try await bytes in requests {
+                    let request = try Interop.StreamingOutputCallRequest(serializedBytes: bytes)
+                    for parameters in request.responseParameters {
+                        if parameters.intervalUs > 0 {
+                            try await Task.sleep(for: .microseconds(Int(parameters.intervalUs)))
+                        }
+                        let response = Interop.StreamingOutputCallResponse(
+                            payload: Interop.Payload(body: [UInt8](repeating: 0, count: Int(parameters.size))))
+                        try await writer.write(
+                            response.serializedBytes(), compression: compression(parameters.compressed))
+                    }
+                    if let status = request.responseStatus, status.code != 0 {
+                        throw RPCError(code: Status.Code(rawValue: Int(status.code)), message: status.message)
+                    }
+                }
+            },
         ]
     }
 }

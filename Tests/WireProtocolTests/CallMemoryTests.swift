@@ -56,4 +56,33 @@ final class WriterTracker: Sendable {
             await client.close()
         }
     }
+
+    /// The same for streaming-request calls, which also hold a request stream whose consumption
+    /// notice reaches back to the connection; some end before the client half-closes.
+    @Test(arguments: [ServerMethod.Kind.clientStreaming, .bidirectionalStreaming])
+    func finishedStreamingRequestCallsReleaseTheirWriter(kind: ServerMethod.Kind) async throws {
+        let tracker = WriterTracker()
+        let method = ServerMethod(streamingPath: "/test.Memory/Stream", kind: kind) { requests, _, writer in
+            tracker.track(writer)
+            for try await request in requests {
+                try await writer.write(request)
+                // A bidirectional handler answers the first request and ends the call early.
+                if kind == .bidirectionalStreaming { return }
+            }
+        }
+        try await withServer(methods: [method]) { _, addresses in
+            let client = GRPCClient(target: .tcp(host: "127.0.0.1", port: try #require(addresses.tcpPort)))
+            for i in 0..<20 {
+                let call = client.bidirectionalStreaming(path: "/test.Memory/Stream")
+                try await call.requests.send([UInt8(i)])
+                if kind == .clientStreaming { call.requests.finish() }
+                var received: [[UInt8]] = []
+                for try await message in call.responses { received.append(message) }
+                #expect(received == [[UInt8(i)]])
+            }
+            #expect(tracker.tracked == 20)
+            #expect(await tracker.waitUntilAllReleased(), "\(tracker.alive) writers still alive")
+            await client.close()
+        }
+    }
 }

@@ -1,4 +1,4 @@
-"""The gRPC interop cases that apply to unary and server-streaming calls, run by grpcio.
+"""The gRPC interop cases of the four call shapes, run by grpcio.
 
 Usage: interop_client.py TARGET [CASE ...]   (TARGET: host:port or unix:/path)
 Prints one line per case ("PASS name" / "FAIL name: why") and exits 1 if any failed.
@@ -158,6 +158,91 @@ def concurrent_large_unary(stub, channel):
         check(len(future.result(timeout=120).payload.body) == LARGE_RESPONSE, "wrong payload")
 
 
+def client_streaming(stub, channel):
+    sizes = [27182, 8, 1828, 45904]
+    requests = (pb.StreamingInputCallRequest(payload=pb.Payload(body=b"\0" * size)) for size in sizes)
+    response = stub.StreamingInputCall(requests)
+    check(response.aggregated_payload_size == 74922, f"aggregated {response.aggregated_payload_size}")
+
+
+class Pinger:
+    """Requests fed one at a time to a full-duplex call, so each waits for the previous answer."""
+
+    def __init__(self):
+        import queue
+
+        self.queue = queue.Queue()
+
+    def send(self, request):
+        self.queue.put(request)
+
+    def close(self):
+        self.queue.put(None)
+
+    def __iter__(self):
+        while True:
+            request = self.queue.get()
+            if request is None:
+                return
+            yield request
+
+
+def ping_pong(stub, channel):
+    request_sizes = [27182, 8, 1828, 45904]
+    response_sizes = [31415, 9, 2653, 58979]
+    pinger = Pinger()
+    stream = stub.FullDuplexCall(iter(pinger))
+    for request_size, response_size in zip(request_sizes, response_sizes):
+        pinger.send(
+            pb.StreamingOutputCallRequest(
+                response_parameters=[pb.ResponseParameters(size=response_size)],
+                payload=pb.Payload(body=b"\0" * request_size),
+            )
+        )
+        response = next(stream)
+        check(len(response.payload.body) == response_size, f"got {len(response.payload.body)} for {response_size}")
+    pinger.close()
+    check(list(stream) == [], "responses after the last request")
+    check(stream.code() == grpc.StatusCode.OK, f"ended with {stream.code()}")
+
+
+def empty_stream(stub, channel):
+    stream = stub.FullDuplexCall(iter([]))
+    check(list(stream) == [], "responses to no request")
+    check(stream.code() == grpc.StatusCode.OK, f"ended with {stream.code()}")
+
+
+def cancel_after_begin(stub, channel):
+    pinger = Pinger()
+    future = stub.StreamingInputCall.future(iter(pinger))
+    future.cancel()
+    check(future.cancelled(), "the call was not cancelled")
+    pinger.close()
+
+
+def cancel_after_first_full_duplex_response(stub, channel):
+    pinger = Pinger()
+    stream = stub.FullDuplexCall(iter(pinger))
+    pinger.send(
+        pb.StreamingOutputCallRequest(
+            response_parameters=[pb.ResponseParameters(size=31415)], payload=pb.Payload(body=b"\0" * 27182)
+        )
+    )
+    response = next(stream)
+    check(len(response.payload.body) == 31415, "wrong first payload")
+    stream.cancel()
+    expect_status(lambda: list(stream), grpc.StatusCode.CANCELLED)
+    pinger.close()
+
+
+def timeout_on_sleeping_full_duplex(stub, channel):
+    pinger = Pinger()
+    stream = stub.FullDuplexCall(iter(pinger), timeout=0.05)
+    pinger.send(pb.StreamingOutputCallRequest(response_parameters=[pb.ResponseParameters(size=1, interval_us=2_000_000)]))
+    expect_status(lambda: list(stream), grpc.StatusCode.DEADLINE_EXCEEDED)
+    pinger.close()
+
+
 CASES = {
     "empty_unary": empty_unary,
     "large_unary": large_unary,
@@ -173,6 +258,12 @@ CASES = {
     "cancel_after_first_response": cancel_after_first_response,
     "timeout_on_sleeping_server": timeout_on_sleeping_server,
     "concurrent_large_unary": concurrent_large_unary,
+    "client_streaming": client_streaming,
+    "ping_pong": ping_pong,
+    "empty_stream": empty_stream,
+    "cancel_after_begin": cancel_after_begin,
+    "cancel_after_first_full_duplex_response": cancel_after_first_full_duplex_response,
+    "timeout_on_sleeping_full_duplex": timeout_on_sleeping_full_duplex,
 }
 
 

@@ -53,6 +53,22 @@ class InteropTest(pb_grpc.InteropTestServicer):
         if request.response_status.code:
             context.abort(grpc.StatusCode(_code(request.response_status.code)), request.response_status.message)
 
+    def StreamingInputCall(self, request_iterator, context):
+        size = sum(len(request.payload.body) for request in request_iterator)
+        return pb.StreamingInputCallResponse(aggregated_payload_size=size)
+
+    def FullDuplexCall(self, request_iterator, context):
+        echo_metadata(context)
+        for request in request_iterator:
+            for parameters in request.response_parameters:
+                if parameters.interval_us:
+                    time.sleep(parameters.interval_us / 1e6)
+                if not context.is_active():
+                    return
+                yield pb.StreamingOutputCallResponse(payload=pb.Payload(body=b"\0" * parameters.size))
+            if request.response_status.code:
+                context.abort(grpc.StatusCode(_code(request.response_status.code)), request.response_status.message)
+
 
 def _code(number):
     for code in grpc.StatusCode:

@@ -24,6 +24,8 @@ typedef struct Vicontinue__Testing__V1__SimpleResponse Vicontinue__Testing__V1__
 typedef struct Vicontinue__Testing__V1__ResponseParameters Vicontinue__Testing__V1__ResponseParameters;
 typedef struct Vicontinue__Testing__V1__StreamingOutputCallRequest Vicontinue__Testing__V1__StreamingOutputCallRequest;
 typedef struct Vicontinue__Testing__V1__StreamingOutputCallResponse Vicontinue__Testing__V1__StreamingOutputCallResponse;
+typedef struct Vicontinue__Testing__V1__StreamingInputCallRequest Vicontinue__Testing__V1__StreamingInputCallRequest;
+typedef struct Vicontinue__Testing__V1__StreamingInputCallResponse Vicontinue__Testing__V1__StreamingInputCallResponse;
 
 
 /* --- enums --- */
@@ -212,6 +214,38 @@ struct  Vicontinue__Testing__V1__StreamingOutputCallResponse
     , NULL }
 
 
+/*
+ * A client-streaming request.
+ */
+struct  Vicontinue__Testing__V1__StreamingInputCallRequest
+{
+  ProtobufCMessage base;
+  /*
+   * The request payload.
+   */
+  Vicontinue__Testing__V1__Payload *payload;
+};
+#define VICONTINUE__TESTING__V1__STREAMING_INPUT_CALL_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&vicontinue__testing__v1__streaming_input_call_request__descriptor) \
+    , NULL }
+
+
+/*
+ * The answer to a client stream.
+ */
+struct  Vicontinue__Testing__V1__StreamingInputCallResponse
+{
+  ProtobufCMessage base;
+  /*
+   * The total size of the payloads received.
+   */
+  int32_t aggregated_payload_size;
+};
+#define VICONTINUE__TESTING__V1__STREAMING_INPUT_CALL_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&vicontinue__testing__v1__streaming_input_call_response__descriptor) \
+    , 0 }
+
+
 /* Vicontinue__Testing__V1__Empty methods */
 void   vicontinue__testing__v1__empty__init
                      (Vicontinue__Testing__V1__Empty         *message);
@@ -383,6 +417,44 @@ Vicontinue__Testing__V1__StreamingOutputCallResponse *
 void   vicontinue__testing__v1__streaming_output_call_response__free_unpacked
                      (Vicontinue__Testing__V1__StreamingOutputCallResponse *message,
                       ProtobufCAllocator *allocator);
+/* Vicontinue__Testing__V1__StreamingInputCallRequest methods */
+void   vicontinue__testing__v1__streaming_input_call_request__init
+                     (Vicontinue__Testing__V1__StreamingInputCallRequest         *message);
+size_t vicontinue__testing__v1__streaming_input_call_request__get_packed_size
+                     (const Vicontinue__Testing__V1__StreamingInputCallRequest   *message);
+size_t vicontinue__testing__v1__streaming_input_call_request__pack
+                     (const Vicontinue__Testing__V1__StreamingInputCallRequest   *message,
+                      uint8_t             *out);
+size_t vicontinue__testing__v1__streaming_input_call_request__pack_to_buffer
+                     (const Vicontinue__Testing__V1__StreamingInputCallRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Vicontinue__Testing__V1__StreamingInputCallRequest *
+       vicontinue__testing__v1__streaming_input_call_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   vicontinue__testing__v1__streaming_input_call_request__free_unpacked
+                     (Vicontinue__Testing__V1__StreamingInputCallRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Vicontinue__Testing__V1__StreamingInputCallResponse methods */
+void   vicontinue__testing__v1__streaming_input_call_response__init
+                     (Vicontinue__Testing__V1__StreamingInputCallResponse         *message);
+size_t vicontinue__testing__v1__streaming_input_call_response__get_packed_size
+                     (const Vicontinue__Testing__V1__StreamingInputCallResponse   *message);
+size_t vicontinue__testing__v1__streaming_input_call_response__pack
+                     (const Vicontinue__Testing__V1__StreamingInputCallResponse   *message,
+                      uint8_t             *out);
+size_t vicontinue__testing__v1__streaming_input_call_response__pack_to_buffer
+                     (const Vicontinue__Testing__V1__StreamingInputCallResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Vicontinue__Testing__V1__StreamingInputCallResponse *
+       vicontinue__testing__v1__streaming_input_call_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   vicontinue__testing__v1__streaming_input_call_response__free_unpacked
+                     (Vicontinue__Testing__V1__StreamingInputCallResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Vicontinue__Testing__V1__Empty_Closure)
@@ -412,6 +484,12 @@ typedef void (*Vicontinue__Testing__V1__StreamingOutputCallRequest_Closure)
 typedef void (*Vicontinue__Testing__V1__StreamingOutputCallResponse_Closure)
                  (const Vicontinue__Testing__V1__StreamingOutputCallResponse *message,
                   void *closure_data);
+typedef void (*Vicontinue__Testing__V1__StreamingInputCallRequest_Closure)
+                 (const Vicontinue__Testing__V1__StreamingInputCallRequest *message,
+                  void *closure_data);
+typedef void (*Vicontinue__Testing__V1__StreamingInputCallResponse_Closure)
+                 (const Vicontinue__Testing__V1__StreamingInputCallResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -431,6 +509,14 @@ struct Vicontinue__Testing__V1__InteropTest_Service
                                 const Vicontinue__Testing__V1__StreamingOutputCallRequest *input,
                                 Vicontinue__Testing__V1__StreamingOutputCallResponse_Closure closure,
                                 void *closure_data);
+  void (*streaming_input_call)(Vicontinue__Testing__V1__InteropTest_Service *service,
+                               const Vicontinue__Testing__V1__StreamingInputCallRequest *input,
+                               Vicontinue__Testing__V1__StreamingInputCallResponse_Closure closure,
+                               void *closure_data);
+  void (*full_duplex_call)(Vicontinue__Testing__V1__InteropTest_Service *service,
+                           const Vicontinue__Testing__V1__StreamingOutputCallRequest *input,
+                           Vicontinue__Testing__V1__StreamingOutputCallResponse_Closure closure,
+                           void *closure_data);
 };
 typedef void (*Vicontinue__Testing__V1__InteropTest_ServiceDestroy)(Vicontinue__Testing__V1__InteropTest_Service *);
 void vicontinue__testing__v1__interop_test__init (Vicontinue__Testing__V1__InteropTest_Service *service,
@@ -441,7 +527,9 @@ void vicontinue__testing__v1__interop_test__init (Vicontinue__Testing__V1__Inter
     { VICONTINUE__TESTING__V1__INTEROP_TEST__BASE_INIT,\
       function_prefix__ ## empty_call,\
       function_prefix__ ## unary_call,\
-      function_prefix__ ## streaming_output_call  }
+      function_prefix__ ## streaming_output_call,\
+      function_prefix__ ## streaming_input_call,\
+      function_prefix__ ## full_duplex_call  }
 void vicontinue__testing__v1__interop_test__empty_call(ProtobufCService *service,
                                                        const Vicontinue__Testing__V1__Empty *input,
                                                        Vicontinue__Testing__V1__Empty_Closure closure,
@@ -454,6 +542,14 @@ void vicontinue__testing__v1__interop_test__streaming_output_call(ProtobufCServi
                                                                   const Vicontinue__Testing__V1__StreamingOutputCallRequest *input,
                                                                   Vicontinue__Testing__V1__StreamingOutputCallResponse_Closure closure,
                                                                   void *closure_data);
+void vicontinue__testing__v1__interop_test__streaming_input_call(ProtobufCService *service,
+                                                                 const Vicontinue__Testing__V1__StreamingInputCallRequest *input,
+                                                                 Vicontinue__Testing__V1__StreamingInputCallResponse_Closure closure,
+                                                                 void *closure_data);
+void vicontinue__testing__v1__interop_test__full_duplex_call(ProtobufCService *service,
+                                                             const Vicontinue__Testing__V1__StreamingOutputCallRequest *input,
+                                                             Vicontinue__Testing__V1__StreamingOutputCallResponse_Closure closure,
+                                                             void *closure_data);
 
 /* --- descriptors --- */
 
@@ -466,6 +562,8 @@ extern const ProtobufCMessageDescriptor vicontinue__testing__v1__simple_response
 extern const ProtobufCMessageDescriptor vicontinue__testing__v1__response_parameters__descriptor;
 extern const ProtobufCMessageDescriptor vicontinue__testing__v1__streaming_output_call_request__descriptor;
 extern const ProtobufCMessageDescriptor vicontinue__testing__v1__streaming_output_call_response__descriptor;
+extern const ProtobufCMessageDescriptor vicontinue__testing__v1__streaming_input_call_request__descriptor;
+extern const ProtobufCMessageDescriptor vicontinue__testing__v1__streaming_input_call_response__descriptor;
 extern const ProtobufCServiceDescriptor vicontinue__testing__v1__interop_test__descriptor;
 
 PROTOBUF_C__END_DECLS

@@ -57,6 +57,8 @@ package enum GeneratedMessages {
             Interop.ResponseParameters.self,
             Interop.StreamingOutputCallRequest.self,
             Interop.StreamingOutputCallResponse.self,
+            Interop.StreamingInputCallRequest.self,
+            Interop.StreamingInputCallResponse.self,
             Health.CheckRequest.self,
             Health.CheckResponse.self,
             Reflection.ServerReflectionRequest.self,

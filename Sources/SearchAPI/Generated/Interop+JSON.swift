@@ -283,3 +283,50 @@ extension Interop.StreamingOutputCallResponse: ProtoJSONMessage {
         }
     }
 }
+
+extension Interop.StreamingInputCallRequest: ProtoJSONMessage {
+    public func writeJSON(to out: inout ProtoJSONWriter) {
+        out.beginObject()
+        if let value = self.payload {
+            out.key("payload")
+            value.writeJSON(to: &out)
+        }
+        out.endObject()
+    }
+
+    public init(json: JSONDocument, path: String) throws(ProtoJSONError) {
+        self.init()
+        for (jsonKey, jsonValue) in try ProtoJSONRead.members(json, path) {
+            switch jsonKey {
+            case "payload":
+                self.payload = try ProtoJSONRead.message(jsonValue, ProtoJSONRead.field(path, "payload"), as: Interop.Payload.self)
+            default: continue  // unknown fields are skipped
+            }
+        }
+    }
+}
+
+extension Interop.StreamingInputCallResponse: ProtoJSONMessage {
+    public func writeJSON(to out: inout ProtoJSONWriter) {
+        out.beginObject()
+        if self.aggregatedPayloadSize != 0 {
+            out.key("aggregatedPayloadSize")
+            out.int32(self.aggregatedPayloadSize)
+        }
+        out.endObject()
+    }
+
+    public init(json: JSONDocument, path: String) throws(ProtoJSONError) {
+        self.init()
+        var seenAggregatedPayloadSize = false
+        for (jsonKey, jsonValue) in try ProtoJSONRead.members(json, path) {
+            switch jsonKey {
+            case "aggregatedPayloadSize", "aggregated_payload_size":
+                if seenAggregatedPayloadSize { throw ProtoJSONRead.fieldTwice("aggregatedPayloadSize", path) }
+                seenAggregatedPayloadSize = true
+                self.aggregatedPayloadSize = try ProtoJSONRead.int32(jsonValue, ProtoJSONRead.field(path, "aggregatedPayloadSize"))
+            default: continue  // unknown fields are skipped
+            }
+        }
+    }
+}

@@ -667,3 +667,143 @@ extension Interop.StreamingOutputCallResponse: CMessageBridge {
         }
     }
 }
+
+extension Interop.StreamingInputCallRequest: ProtoMessage {
+    /// The fully qualified proto name, `vicontinue.testing.v1.StreamingInputCallRequest`.
+    public static var protoName: String { "vicontinue.testing.v1.StreamingInputCallRequest" }
+
+    /// Validates and decodes the protobuf wire format.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` when the bytes are malformed, nest deeper than
+    ///   `maximumNestingDepth`, or hold a string that is not NUL-free UTF-8.
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        self = try decodeMessage(Self.self, from: bytes)
+    }
+
+    /// Checks serialized bytes the way `init(serializedBytes:)` does, without decoding them.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` for the first problem found.
+    public static func validate(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        try validateMessage(Self.self, bytes)
+    }
+
+    /// The protobuf wire format of this message.
+    public func serializedBytes() -> [UInt8] {
+        encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
+}
+
+extension Interop.StreamingInputCallRequest: CMessageBridge {
+    typealias CMessage = Vicontinue__Testing__V1__StreamingInputCallRequest
+
+    nonisolated(unsafe) static let cDescriptor = cMessageDescriptor(vicontinue__testing__v1__streaming_input_call_request__init)
+
+    static func cInitialize(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__testing__v1__streaming_input_call_request__init(message)
+    }
+
+    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {
+        vicontinue__testing__v1__streaming_input_call_request__unpack(nil, count, bytes)
+    }
+
+    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__testing__v1__streaming_input_call_request__free_unpacked(message, nil)
+    }
+
+    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+        vicontinue__testing__v1__streaming_input_call_request__get_packed_size(message)
+    }
+
+    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        vicontinue__testing__v1__streaming_input_call_request__pack(message, out)
+    }
+
+    init(cMessage message: UnsafePointer<CMessage>) {
+        let c = message.pointee
+        self.init(
+            payload: c.payload.map { Interop.Payload(cMessage: UnsafePointer($0)) }
+        )
+    }
+
+    func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
+        if let value = self.payload {
+            message.pointee.payload = arena.cMessage(value)
+        }
+    }
+}
+
+extension Interop.StreamingInputCallResponse: ProtoMessage {
+    /// The fully qualified proto name, `vicontinue.testing.v1.StreamingInputCallResponse`.
+    public static var protoName: String { "vicontinue.testing.v1.StreamingInputCallResponse" }
+
+    /// Validates and decodes the protobuf wire format.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` when the bytes are malformed, nest deeper than
+    ///   `maximumNestingDepth`, or hold a string that is not NUL-free UTF-8.
+    public init(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        self = try decodeMessage(Self.self, from: bytes)
+    }
+
+    /// Checks serialized bytes the way `init(serializedBytes:)` does, without decoding them.
+    ///
+    /// - Parameter bytes: One serialized message.
+    /// - Throws: `MessageDecodingError` for the first problem found.
+    public static func validate(serializedBytes bytes: some Collection<UInt8>) throws(MessageDecodingError) {
+        try validateMessage(Self.self, bytes)
+    }
+
+    /// The protobuf wire format of this message.
+    public func serializedBytes() -> [UInt8] {
+        encodeMessage(self)
+    }
+
+    /// Appends the protobuf wire format of this message to `buffer`.
+    public func serialize(appendingTo buffer: inout [UInt8]) {
+        encodeMessage(self, appendingTo: &buffer)
+    }
+}
+
+extension Interop.StreamingInputCallResponse: CMessageBridge {
+    typealias CMessage = Vicontinue__Testing__V1__StreamingInputCallResponse
+
+    nonisolated(unsafe) static let cDescriptor = cMessageDescriptor(vicontinue__testing__v1__streaming_input_call_response__init)
+
+    static func cInitialize(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__testing__v1__streaming_input_call_response__init(message)
+    }
+
+    static func cUnpack(_ count: Int, _ bytes: UnsafePointer<UInt8>) -> UnsafeMutablePointer<CMessage>? {
+        vicontinue__testing__v1__streaming_input_call_response__unpack(nil, count, bytes)
+    }
+
+    static func cFreeUnpacked(_ message: UnsafeMutablePointer<CMessage>) {
+        vicontinue__testing__v1__streaming_input_call_response__free_unpacked(message, nil)
+    }
+
+    static func cPackedSize(_ message: UnsafePointer<CMessage>) -> Int {
+        vicontinue__testing__v1__streaming_input_call_response__get_packed_size(message)
+    }
+
+    static func cPack(_ message: UnsafePointer<CMessage>, _ out: UnsafeMutablePointer<UInt8>) -> Int {
+        vicontinue__testing__v1__streaming_input_call_response__pack(message, out)
+    }
+
+    init(cMessage message: UnsafePointer<CMessage>) {
+        let c = message.pointee
+        self.init(
+            aggregatedPayloadSize: c.aggregated_payload_size
+        )
+    }
+
+    func fillCMessage(_ message: UnsafeMutablePointer<CMessage>, in arena: inout Arena) {
+        message.pointee.aggregated_payload_size = self.aggregatedPayloadSize
+    }
+}

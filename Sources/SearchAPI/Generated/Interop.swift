@@ -189,4 +189,36 @@ extension Interop {
             self.payload = payload
         }
     }
+
+    /// A client-streaming request.
+    public struct StreamingInputCallRequest: Sendable, Hashable {
+        /// The request payload.
+        public var payload: Interop.Payload?
+
+        /// Creates a `StreamingInputCallRequest` with every field at its proto3 default.
+        public init() {}
+
+        /// Creates a `StreamingInputCallRequest`; omitted fields take their proto3 defaults.
+        public init(
+            payload: Interop.Payload? = nil
+        ) {
+            self.payload = payload
+        }
+    }
+
+    /// The answer to a client stream.
+    public struct StreamingInputCallResponse: Sendable, Hashable {
+        /// The total size of the payloads received.
+        public var aggregatedPayloadSize: Int32 = 0
+
+        /// Creates a `StreamingInputCallResponse` with every field at its proto3 default.
+        public init() {}
+
+        /// Creates a `StreamingInputCallResponse`; omitted fields take their proto3 defaults.
+        public init(
+            aggregatedPayloadSize: Int32 = 0
+        ) {
+            self.aggregatedPayloadSize = aggregatedPayloadSize
+        }
+    }
 }

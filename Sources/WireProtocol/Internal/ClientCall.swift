@@ -9,9 +9,22 @@ final class ClientCall: @unchecked Sendable {
     let metadata: Metadata
     let timeout: Duration?
     let requestEncoding: CompressionAlgorithm?
-    let requestBytes: [UInt8]
+    /// The framed request bytes not yet handed to nghttp2 (from `sentOffset`); a streaming-request
+    /// call appends each message as it is sent.
+    var requestBytes: [UInt8]
     let maxReceive: Int
     var sink: Sink?
+    /// Whether the call sends a stream of requests, ended by `halfClose`.
+    let streamsRequests: Bool
+    /// Whether the last request byte has been queued (always, for one-request calls).
+    var requestsFinished: Bool
+    /// Senders waiting for their message to reach nghttp2: the offset in `requestBytes` at
+    /// which each message ends.
+    var waitingSenders: [(end: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+    /// The connection the call's stream is on, once started.
+    weak var connection: ClientConnection?
+    /// The status the call ended with, for a send after the end.
+    var finalStatus: Status?
 
     var isDone = false
     var streamID: Int32 = -1
@@ -47,7 +60,7 @@ final class ClientCall: @unchecked Sendable {
 
     init(
         path: String, metadata: Metadata, timeout: Duration?, requestEncoding: CompressionAlgorithm?,
-        requestBytes: [UInt8], maxReceive: Int
+        requestBytes: [UInt8], maxReceive: Int, streamsRequests: Bool = false
     ) {
         self.path = path
         self.metadata = metadata
@@ -55,6 +68,8 @@ final class ClientCall: @unchecked Sendable {
         self.requestEncoding = requestEncoding
         self.requestBytes = requestBytes
         self.maxReceive = maxReceive
+        self.streamsRequests = streamsRequests
+        requestsFinished = !streamsRequests
         deframer = MessageDeframer(maxMessageBytes: maxReceive)
     }
 
@@ -83,6 +98,10 @@ final class ClientCall: @unchecked Sendable {
     func complete(_ status: Status, initial: Metadata, trailing: Metadata) {
         guard !isDone else { return }
         isDone = true
+        finalStatus = status
+        let senders = waitingSenders
+        waitingSenders = []
+        for sender in senders { sender.continuation.resume(throwing: sendError) }
         timer?.cancel()
         timer = nil
         let sink = self.sink
@@ -132,6 +151,26 @@ final class ClientCall: @unchecked Sendable {
         }
         unconsumedBytes -= bytes
         return bytes
+    }
+
+    /// What a send after the end of the call throws: its status, or that it has ended.
+    var sendError: RPCError {
+        if let finalStatus, finalStatus.code != .ok {
+            return RPCError(code: finalStatus.code, message: finalStatus.message)
+        }
+        return RPCError(code: .failedPrecondition, message: "the call has ended")
+    }
+
+    /// Resumes the senders whose message nghttp2 has taken whole; forgets sent bytes once all are.
+    func requestBytesTaken() {
+        while let first = waitingSenders.first, first.end <= sentOffset {
+            waitingSenders.removeFirst()
+            first.continuation.resume()
+        }
+        if streamsRequests && sentOffset == requestBytes.count {
+            requestBytes.removeAll(keepingCapacity: true)
+            sentOffset = 0
+        }
     }
 
     func fail(_ error: RPCError) {

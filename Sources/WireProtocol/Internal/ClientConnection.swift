@@ -75,6 +75,7 @@ final class ClientConnection: H2Connection, @unchecked Sendable {
             return
         }
         call.streamID = id
+        call.connection = self
         calls[id] = call
         if case .stream(_, let state) = call.sink {
             state.setConsumptionHandler { [loop] in
@@ -150,8 +151,36 @@ final class ClientConnection: H2Connection, @unchecked Sendable {
             }
             call.sentOffset += take
         }
-        if call.sentOffset == call.requestBytes.count { flags.pointee |= H2.eof }
+        call.requestBytesTaken()
+        if call.sentOffset == call.requestBytes.count {
+            // A streaming-request call waits for its next message, or its half-close.
+            guard call.requestsFinished else { return take > 0 ? take : H2.deferred }
+            flags.pointee |= H2.eof
+        }
         return take
+    }
+
+    /// Queues a framed request message of a streaming-request call; `sent` resumes once
+    /// nghttp2 has taken it whole, so a sender never runs ahead of the flow-control window.
+    func send(_ call: ClientCall, _ framed: [UInt8], sent: CheckedContinuation<Void, any Error>) {
+        guard !call.isDone, !call.requestsFinished, let session, calls[call.streamID] === call else {
+            sent.resume(
+                throwing: call.isDone
+                    ? call.sendError : RPCError(code: .failedPrecondition, message: "the requests have ended"))
+            return
+        }
+        call.requestBytes += framed
+        call.waitingSenders.append((call.requestBytes.count, sent))
+        nghttp2_session_resume_data(session, call.streamID)
+        loop.markDirty(self)
+    }
+
+    /// Ends the requests of a streaming-request call (END_STREAM after the queued bytes).
+    func halfClose(_ call: ClientCall) {
+        guard !call.isDone, !call.requestsFinished, let session, calls[call.streamID] === call else { return }
+        call.requestsFinished = true
+        nghttp2_session_resume_data(session, call.streamID)
+        loop.markDirty(self)
     }
 
     override func onHeader(

@@ -29,6 +29,9 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         nghttp2_option_new(&option)
         nghttp2_option_set_max_outbound_ack(option, 1000)
         nghttp2_option_set_max_settings(option, 32)
+        // We acknowledge DATA ourselves (`onData`): at once, except a streaming-request call's
+        // whose handler lags, so a client cannot pile up messages a slow handler has not taken.
+        nghttp2_option_set_no_auto_window_update(option, 1)
         // nghttp2's own limiter (GOAWAY INTERNAL_ERROR) is a backstop behind ours.
         nghttp2_option_set_stream_reset_rate_limit(
             option, UInt64(configuration.resetStreamBurst * 2), UInt64(configuration.resetStreamsPerSecond * 2))
@@ -180,6 +183,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         if let status = teardown.unfinished { observe(stream, status) }
         if let error = teardown.cancelHandler {
             stream.writer?.close(error)
+            stream.requests?.finish(throwing: error)
             stream.task?.cancel()
         }
         stream.release()
@@ -240,15 +244,31 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     }
 
     override func onData(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) -> Int32 {
-        guard let stream = streams[streamID] else { return 0 }
+        guard let stream = streams[streamID] else {
+            nghttp2_session_consume(session, streamID, data.count)
+            return 0
+        }
         switch stream.machine.receiveData(data, budget: machine.requestByteBudget) {
         case .none:
-            break
+            nghttp2_session_consume(session, streamID, data.count)
         case .buffered(let count):
+            nghttp2_session_consume(session, streamID, data.count)
             machine.buffered(count)
             machine.streamActivity(at: .now)
         case .reject(let rejection):
+            nghttp2_session_consume(session, streamID, data.count)
             reject(stream, rejection)
+        case .deliver(let messages, let count, let acknowledged):
+            // The connection's window reopens at once, so one lagging handler never stalls the
+            // connection's other streams; the stream's only as its handler takes messages.
+            nghttp2_session_consume_connection(session, data.count)
+            if acknowledged > 0 { nghttp2_session_consume_stream(session, streamID, acknowledged) }
+            machine.buffered(count)
+            machine.streamActivity(at: .now)
+            for message in messages { stream.requests?.yield(message) }
+        case .cancelHandler(let error, let finish):
+            nghttp2_session_consume(session, streamID, data.count)
+            cancelHandler(stream, error, then: finish)
         }
         return 0
     }
@@ -287,7 +307,9 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         let action = stream.machine.requestHeadersEnded(
             refuseNewCalls: machine.refusesNewCalls(serverShuttingDown: core.isShuttingDown),
             enabledCompression: core.configuration.enabledCompression,
-            acceptEncodingHeader: core.acceptEncodingHeader, now: .now)
+            acceptEncodingHeader: core.acceptEncodingHeader, now: .now,
+            requestBufferBytes: core.configuration.streamWriteHighWater
+        ) { admission() }
         switch action {
         case .none:
             break
@@ -298,24 +320,57 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         case .reject(let rejection):
             reject(stream, rejection)
         case .accept(let deadline):
-            // Strong, like the connection's timers: the stream cancels it when it ends.
-            if let deadline { stream.timer = loop.schedule(at: deadline) { [self, stream] in deadlineExpired(stream) } }
+            armDeadline(stream, deadline)
+        case .startStreaming(let start):
+            armDeadline(stream, start.deadline)
+            startHandler(stream, start)
         }
     }
 
+    private func armDeadline(_ stream: ServerStream, _ deadline: ContinuousClock.Instant?) {
+        // Strong, like the connection's timers: the stream cancels it when it ends.
+        if let deadline { stream.timer = loop.schedule(at: deadline) { [self, stream] in deadlineExpired(stream) } }
+    }
+
+    /// The per-client cap: `nil` admits a call, an error refuses it.
+    private func admission() -> RPCError? {
+        if core.admitCall(peer: peerKey) { return nil }
+        let cap = core.configuration.maxConcurrentCallsPerPeer ?? 0
+        return RPCError(
+            code: .resourceExhausted,
+            message: "this client already has \(cap) calls running, the most one client may; "
+                + "retry when some have finished")
+    }
+
     private func requestEnded(_ stream: ServerStream) {
-        let action = stream.machine.requestEnded { [core, peerKey] in
-            if core.admitCall(peer: peerKey) { return nil }
-            let cap = core.configuration.maxConcurrentCallsPerPeer ?? 0
-            return RPCError(
-                code: .resourceExhausted,
-                message: "this client already has \(cap) calls running, the most one client may; "
-                    + "retry when some have finished")
-        }
-        switch action {
+        switch stream.machine.requestEnded(admit: { admission() }) {
         case .none: break
         case .reject(let rejection): reject(stream, rejection)
         case .startHandler(let start): startHandler(stream, start)
+        case .endRequests: stream.requests?.finish()
+        case .cancelHandler(let error, let finish): cancelHandler(stream, error, then: finish)
+        }
+    }
+
+    /// Stops a running handler with `error` (its writer, its request stream, its task), then
+    /// sends the status as decided.
+    private func cancelHandler(
+        _ stream: ServerStream, _ error: RPCError, then finish: ServerStreamStateMachine.FinishAction
+    ) {
+        stream.writer?.close(error)
+        stream.requests?.finish(throwing: error)
+        stream.task?.cancel()
+        perform(finish, on: stream)
+    }
+
+    /// The handler of a streaming-request call took request messages: release their bytes and
+    /// reopen the stream's window if it was withheld.
+    private func requestsTaken(_ stream: ServerStream, count: Int) {
+        let taken = stream.machine.requestsTaken(count)
+        machine.released(taken.releasedBytes)
+        if taken.acknowledged > 0, let session {
+            nghttp2_session_consume_stream(session, stream.id, taken.acknowledged)
+            loop.markDirty(self)
         }
     }
 
@@ -346,13 +401,33 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         let handler = method.handler
         let deadline = start.deadline
         let boundStream = LoopBound(stream, loop: loop)
+        var streaming: (handler: ServerMethod.StreamingHandler, requests: RequestStream)?
+        if let streamingHandler = method.streamingHandler {
+            let (messages, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+            stream.requests = continuation
+            let consumption = RequestConsumption()
+            // Weak: the notification lives in the consumption it reads.
+            consumption.setNotification { [self, weak consumption] in
+                let consumption = consumption
+                loop.execute { [self] in
+                    guard let consumption else { return }
+                    requestsTaken(boundStream.value, count: consumption.takeCount())
+                }
+            }
+            streaming = (streamingHandler, RequestStream(messages: messages, consumption: consumption))
+        }
+        let streamingCall = streaming
         let body: @Sendable () async -> Void = { [self] in
             // The handler is done with this call whatever happens to its stream.
             defer { core.callEnded(peer: peerKey) }
             var status = Status.ok
             var errorMetadata: Metadata?
             do {
-                try await handler(request, context, writer)
+                if let streamingCall {
+                    try await streamingCall.handler(streamingCall.requests, context, writer)
+                } else {
+                    try await handler(request, context, writer)
+                }
             } catch let error as RPCError {
                 status = error.status
                 errorMetadata = error.metadata
@@ -369,7 +444,9 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
                 status = Status(code: .unknown, message: "handler failed: \(type(of: error))")
             }
             var completion = writer.finish()
-            if status.code == .ok && method.kind == .unary && completion.messages != 1 {
+            if status.code == .ok && (method.kind == .unary || method.kind == .clientStreaming)
+                && completion.messages != 1
+            {
                 status = Status(code: .internalError, message: "a unary handler must write exactly one response")
             }
             if status.code != .ok { completion.unaryResponse = nil }
@@ -383,7 +460,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
                 loop.execute { [self] in complete(boundStream.value, status: finalStatus, completion: finalCompletion) }
             }
         }
-        if inline, #available(macOS 26.0, *) {
+        if inline, streamingCall == nil, #available(macOS 26.0, *) {
             stream.task = Task.immediate(operation: body)
         } else {
             stream.task = Task(operation: body)
@@ -435,9 +512,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         case .reject(let rejection):
             reject(stream, rejection)
         case .cancelHandler(let error, let finish):
-            stream.writer?.close(error)
-            stream.task?.cancel()
-            perform(finish, on: stream)
+            cancelHandler(stream, error, then: finish)
         }
     }
 
@@ -538,6 +613,9 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     private func perform(_ action: ServerStreamStateMachine.FinishAction, on stream: ServerStream) {
         guard let status = action.status else { return }
         observe(stream, status)
+        // A handler that returned before the client half-closed reads no more requests.
+        stream.requests?.finish()
+        stream.requests = nil
         stream.timer?.cancel()
         stream.timer = nil
         switch action {

@@ -23,6 +23,8 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
     /// Touched only on the connection's loop: writes hand their bytes over with `loop.execute`.
     private let stream: LoopBound<ServerStream>
     let kind: ServerMethod.Kind
+    /// Unary and client-streaming calls have one response, which leaves with the status.
+    private let holdsOneResponse: Bool
     private let accepted: [CompressionAlgorithm]
     private let defaultCompression: CompressionAlgorithm
     private let highWater: Int
@@ -34,6 +36,7 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
         self.connection = connection
         self.stream = LoopBound(stream, loop: connection.loop)
         self.kind = kind
+        holdsOneResponse = kind == .unary || kind == .clientStreaming
         self.accepted = accepted
         self.defaultCompression = defaultCompression
         self.highWater = highWater
@@ -60,11 +63,11 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
         let (initial, encoding, mustWait) = try state.withLock {
             state throws(RPCError) -> (Metadata?, CompressionAlgorithm?, Bool) in
             if let error = state.closedError { throw error }
-            if kind == .unary && state.messagesWritten >= 1 {
+            if holdsOneResponse && state.messagesWritten >= 1 {
                 throw RPCError(code: .internalError, message: "a unary handler wrote more than one response")
             }
             state.messagesWritten += 1
-            if kind == .unary {
+            if holdsOneResponse {
                 state.unaryResponse = framed
                 state.streamEncoding = chosen == .identity ? nil : chosen
                 return (nil, nil, false)
@@ -78,7 +81,7 @@ final class ServerResponseWriter: ResponseWriter, @unchecked Sendable {
             }
             return (initial, state.streamEncoding, state.queuedBytes > highWater)
         }
-        if kind == .unary { return }
+        if holdsOneResponse { return }
         let connection = self.connection
         let stream = self.stream
         if connection.loop.inLoop {

@@ -10,13 +10,15 @@ final class ServerStream {
     var timer: LoopTimer?
     var task: Task<Void, Never>?
     var writer: ServerResponseWriter?
+    /// Where the request messages of a streaming-request call go to its handler.
+    var requests: AsyncThrowingStream<[UInt8], any Error>.Continuation?
 
     init(id: Int32, startedAt: ContinuousClock.Instant) {
         self.id = id
         self.startedAt = startedAt
     }
 
-    /// Stops the deadline timer and lets go of the writer and the task.
+    /// Stops the deadline timer and lets go of the writer, the task and the request stream.
     ///
     /// The writer holds its stream (and the connection), so without this every call that ran a
     /// handler would keep its stream, writer, task and connection alive forever (found by the
@@ -26,5 +28,7 @@ final class ServerStream {
         timer = nil
         writer = nil
         task = nil
+        requests?.finish()
+        requests = nil
     }
 }

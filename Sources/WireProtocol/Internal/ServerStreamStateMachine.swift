@@ -3,10 +3,13 @@
 /// (`ServerConnection`) performs them.
 ///
 /// Each state carries only the data that state needs, so a teardown cannot forget to reset a
-/// field: leaving a state drops its data. The request side and the response side of the stream
-/// are not independent here, since every call has one request message: the handler starts only
-/// once the request has ended, and an answer given earlier (an error, an HTTP status) ends the
-/// call, whatever the client still sends.
+/// field: leaving a state drops its data. For unary and server-streaming calls the handler
+/// starts only once the request has ended, with its one message. For client- and
+/// bidirectional-streaming calls it starts as soon as the HEADERS are in, and `Running` carries
+/// the request side (`RequestFlow`) while the client still sends: messages go to the handler as
+/// they are whole, and the stream's flow-control window is granted only as the handler takes
+/// them. Either way an answer (the handler returning, an error, an HTTP status) ends the call,
+/// whatever the client still sends.
 ///
 /// Modelled on grpc-swift-nio-transport's `GRPCStreamStateMachine`; a state's payload is taken
 /// out through `.modifying` while it changes, so its buffers are never copied.
@@ -54,6 +57,28 @@ struct ServerStreamStateMachine {
 
     struct Running {
         var response = ResponseQueue()
+        /// The requests of a streaming-request call; `nil` for unary and server streaming.
+        var requests: RequestFlow?
+    }
+
+    /// The request side of a client- or bidirectional-streaming call whose handler runs.
+    struct RequestFlow {
+        var deframer: MessageDeframer
+        let encoding: CompressionAlgorithm?
+        let maxRequestBytes: Int
+        /// Untaken bytes beyond which DATA is no longer acknowledged.
+        let bufferBytes: Int
+        /// Whether the client has yet to half-close.
+        var open = true
+        /// The wire sizes of messages handed to the handler and not yet taken, oldest first.
+        var untakenSizes: [Int] = []
+        var untakenHead = 0
+        /// Request bytes counted against the connection's budget: those of untaken messages and
+        /// of a message still arriving.
+        var heldBytes = 0
+        /// DATA bytes not yet acknowledged at the stream level (WINDOW_UPDATE): withheld while
+        /// the handler lags, so the client stops sending.
+        var withheldBytes = 0
     }
 
     struct Answered {
@@ -63,6 +88,9 @@ struct ServerStreamStateMachine {
         /// Response bytes and trailers nghttp2 has yet to take; `nil` for an answer that went
         /// out whole in one HEADERS frame (Trailers-Only, an HTTP status).
         var response: ResponseQueue?
+        /// Request bytes of a streaming-request call still counted against the connection's
+        /// budget; released when the stream closes.
+        var heldRequestBytes = 0
     }
 
     /// Where the response's DATA stands with nghttp2.
@@ -144,6 +172,9 @@ extension ServerStreamStateMachine {
         case reject(Rejection)
         /// The call is accepted; run the deadline timer if there is a deadline.
         case accept(deadline: ContinuousClock.Instant?)
+        /// A streaming-request call is accepted and admitted: run the deadline timer if there is
+        /// a deadline, and start the handler with an empty request stream.
+        case startStreaming(CallStart)
     }
 
     enum DataAction {
@@ -152,6 +183,13 @@ extension ServerStreamStateMachine {
         /// Count `bytes` more against the connection's budget.
         case buffered(bytes: Int)
         case reject(Rejection)
+        /// Hand `messages` to the running handler; count `bytes` more against the connection's
+        /// budget, and acknowledge `acknowledged` bytes at the stream level (the rest are
+        /// withheld until the handler takes messages).
+        case deliver(messages: [[UInt8]], bytes: Int, acknowledged: Int)
+        /// A request message broke a rule while the handler runs: stop the handler (close its
+        /// writer, end its request stream, cancel its task) with the error, then finish.
+        case cancelHandler(RPCError, then: FinishAction)
     }
 
     /// What a call needs to start: the request and what the context is made of.
@@ -168,6 +206,18 @@ extension ServerStreamStateMachine {
         case none
         case reject(Rejection)
         case startHandler(CallStart)
+        /// The client half-closed a streaming-request call: end the handler's request stream.
+        case endRequests
+        /// The request ended inside a message: stop the handler with the error, then finish.
+        case cancelHandler(RPCError, then: FinishAction)
+    }
+
+    /// What the handler taking request messages leads to.
+    struct Taken: Equatable {
+        /// Request bytes the connection may forget.
+        var releasedBytes: Int
+        /// Withheld DATA bytes to acknowledge at the stream level now.
+        var acknowledged: Int
     }
 
     /// How the response HEADERS are to be made.
@@ -276,9 +326,13 @@ extension ServerStreamStateMachine {
     ///   - enabledCompression: The encodings the server decodes beside identity.
     ///   - acceptEncodingHeader: The server's `grpc-accept-encoding`, for an unsupported encoding.
     ///   - now: For the deadline.
+    ///   - requestBufferBytes: For a streaming-request call, the untaken request bytes beyond
+    ///     which the stream's window is no longer granted.
+    ///   - admit: Asked when a streaming-request call is about to start: `nil` lets it start, an
+    ///     error answers it instead (the per-client cap).
     mutating func requestHeadersEnded(
         refuseNewCalls: Bool, enabledCompression: [CompressionAlgorithm], acceptEncodingHeader: String,
-        now: ContinuousClock.Instant
+        now: ContinuousClock.Instant, requestBufferBytes: Int = 256 << 10, admit: () -> RPCError? = { nil }
     ) -> HeadersAction {
         guard case .receivingHeaders(let head) = state else { return .none }
         guard head.isPost == true else {
@@ -317,6 +371,17 @@ extension ServerStreamStateMachine {
             }
             requestEncoding = algorithm
         }
+        if method.kind.streamsRequests {
+            if let refusal = admit() { return .reject(reject(refusal)) }
+            let flow = RequestFlow(
+                deframer: MessageDeframer(maxMessageBytes: method.maxRequestBytes), encoding: requestEncoding,
+                maxRequestBytes: method.maxRequestBytes, bufferBytes: requestBufferBytes)
+            state = .running(Running(requests: flow))
+            return .startStreaming(
+                CallStart(
+                    method: method, request: [], deadline: deadline, acceptEncoding: head.acceptEncoding,
+                    requestCompression: requestEncoding ?? .identity, releasedBytes: 0))
+        }
         state = .receivingMessage(
             ReceivingMessage(
                 method: method, deframer: MessageDeframer(maxMessageBytes: method.maxRequestBytes),
@@ -328,6 +393,9 @@ extension ServerStreamStateMachine {
     ///
     /// - Parameter budget: How many more request bytes the connection may hold.
     mutating func receiveData(_ data: UnsafeBufferPointer<UInt8>, budget: Int) -> DataAction {
+        if case .running(let running) = state, running.requests != nil {
+            return receiveStreamedData(data, budget: budget)
+        }
         guard case .receivingMessage(var receiving) = state else { return .none }
         if data.count > budget {
             return .reject(
@@ -408,13 +476,110 @@ extension ServerStreamStateMachine {
                     requestCompression: receiving.requestWasCompressed
                         ? receiving.requestEncoding ?? .identity : .identity,
                     releasedBytes: receiving.bufferedBytes))
+        case .running(var running):
+            guard var flow = running.requests, flow.open else { return .none }
+            state = .modifying
+            do throws(DeframingError) {
+                try flow.deframer.finish()
+            } catch {
+                running.requests = flow
+                let error = RPCError(code: .internalError, message: "request ended inside a message")
+                return .cancelHandler(error, then: failRunning(running, error))
+            }
+            flow.open = false
+            running.requests = flow
+            state = .running(running)
+            return .endRequests
         case .answered(var answered):
             answered.requestOpen = false
             state = .answered(answered)
             return .none
-        case .receivingHeaders, .running, .closed, .modifying:
+        case .receivingHeaders, .closed, .modifying:
             return .none
         }
+    }
+
+    /// A chunk of a streaming-request call's body, while its handler runs.
+    private mutating func receiveStreamedData(_ data: UnsafeBufferPointer<UInt8>, budget: Int) -> DataAction {
+        guard case .running(var running) = state, var flow = running.requests, flow.open else { return .none }
+        state = .modifying
+        if data.count > budget {
+            let error = RPCError(
+                code: .resourceExhausted, message: "too many request bytes in flight on this connection")
+            return .cancelHandler(error, then: failRunning(running, error))
+        }
+        var messages: [[UInt8]] = []
+        var sizes: [Int] = []
+        var failure: RPCError?
+        do throws(DeframingError) {
+            let encoding = flow.encoding
+            let limit = flow.maxRequestBytes
+            try flow.deframer.feed(data) { (compressed, bytes) throws(DeframingError) in
+                guard failure == nil else { return }
+                do throws(RPCError) {
+                    messages.append(
+                        try MessageDecoder.decode(
+                            compressed: compressed, bytes: bytes, encoding: encoding, limit: limit))
+                    sizes.append(bytes.count + Envelope.headerSize)
+                } catch {
+                    failure = error
+                }
+            }
+        } catch {
+            failure = RPCError(code: error.statusCode, message: error.message)
+        }
+        if let failure {
+            // The connection never counted this chunk.
+            running.requests = flow
+            return .cancelHandler(failure, then: failRunning(running, failure))
+        }
+        flow.heldBytes += data.count
+        flow.untakenSizes.append(contentsOf: sizes)
+        let untaken = flow.heldBytes
+        let acknowledged: Int
+        if untaken > flow.bufferBytes {
+            flow.withheldBytes += data.count
+            acknowledged = 0
+        } else {
+            acknowledged = data.count
+        }
+        running.requests = flow
+        state = .running(running)
+        return .deliver(messages: messages, bytes: data.count, acknowledged: acknowledged)
+    }
+
+    /// The handler of a streaming-request call took `count` request messages.
+    mutating func requestsTaken(_ count: Int) -> Taken {
+        guard case .running(var running) = state, var flow = running.requests else {
+            return Taken(releasedBytes: 0, acknowledged: 0)
+        }
+        state = .modifying
+        var released = 0
+        for _ in 0..<count where flow.untakenHead < flow.untakenSizes.count {
+            released += flow.untakenSizes[flow.untakenHead]
+            flow.untakenHead += 1
+        }
+        if flow.untakenHead == flow.untakenSizes.count {
+            flow.untakenSizes.removeAll(keepingCapacity: true)
+            flow.untakenHead = 0
+        }
+        flow.heldBytes -= released
+        var acknowledged = 0
+        if flow.withheldBytes > 0 && flow.heldBytes <= flow.bufferBytes {
+            acknowledged = flow.withheldBytes
+            flow.withheldBytes = 0
+        }
+        running.requests = flow
+        state = .running(running)
+        return Taken(releasedBytes: released, acknowledged: acknowledged)
+    }
+
+    /// Ends a running call with `error` (when given) as its status, dropping unsent responses.
+    private mutating func failRunning(_ running: Running, _ error: RPCError) -> FinishAction {
+        var running = running
+        running.response.pending = []
+        running.response.pendingOffset = 0
+        return finish(running, end: ResponseEnd(status: error.status, trailing: error.metadata))
     }
 
     /// Answers the call with `error` from a receiving state.
@@ -474,7 +639,10 @@ extension ServerStreamStateMachine {
             running.response.pending.append(unaryResponse)
             running.response.provider = .producing
             running.response.end = end
-            state = .answered(Answered(requestOpen: false, response: running.response))
+            state = .answered(
+                Answered(
+                    requestOpen: running.requests?.open ?? false, response: running.response,
+                    heldRequestBytes: running.requests?.heldBytes ?? 0))
             return .submitHeadersThenTrailers(
                 Self.headers(initial: initialMetadata, encoding: encoding), status: status)
         }
@@ -503,17 +671,21 @@ extension ServerStreamStateMachine {
         -> FinishAction
     {
         var response = running.response
+        // A streaming-request handler may end before the client half-closes: the client is then
+        // reset once our END_STREAM is out, and the bytes it had sent are released with the stream.
+        let requestOpen = running.requests?.open ?? false
+        let held = running.requests?.heldBytes ?? 0
         switch response.provider {
         case .notStarted:
             var metadata = initialMetadata ?? Metadata()
             metadata.append(contentsOf: end.trailing)
-            state = .answered(Answered(requestOpen: false))
+            state = .answered(Answered(requestOpen: requestOpen, heldRequestBytes: held))
             return .trailersOnly(status: end.status, metadata: metadata)
         case .producing, .deferred:
             let resume = response.provider == .deferred
             response.provider = .producing
             response.end = end
-            state = .answered(Answered(requestOpen: false, response: response))
+            state = .answered(Answered(requestOpen: requestOpen, response: response, heldRequestBytes: held))
             return .trailers(status: end.status, resumeData: resume)
         }
     }
@@ -566,9 +738,12 @@ extension ServerStreamStateMachine {
             teardown = Teardown(unfinished: reason.status, cancelHandler: nil, releasedBytes: 0)
         case .receivingMessage(let receiving):
             teardown = Teardown(unfinished: reason.status, cancelHandler: nil, releasedBytes: receiving.bufferedBytes)
-        case .running:
-            teardown = Teardown(unfinished: reason.status, cancelHandler: reason, releasedBytes: 0)
-        case .answered, .closed, .modifying:
+        case .running(let running):
+            teardown = Teardown(
+                unfinished: reason.status, cancelHandler: reason, releasedBytes: running.requests?.heldBytes ?? 0)
+        case .answered(let answered):
+            teardown = Teardown(unfinished: nil, cancelHandler: nil, releasedBytes: answered.heldRequestBytes)
+        case .closed, .modifying:
             teardown = Teardown(unfinished: nil, cancelHandler: nil, releasedBytes: 0)
         }
         state = .closed

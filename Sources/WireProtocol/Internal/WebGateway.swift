@@ -122,9 +122,9 @@ struct WebGateway: Sendable {
             return
         }
         guard method.kind == .unary else {
+            let protocols = method.kind.streamsRequests ? "gRPC" : "gRPC or gRPC-Web"
             finish(
-                connectError(
-                    ConnectError(grpcCode: 12, message: "\(method.path) streams: call it with gRPC or gRPC-Web")))
+                connectError(ConnectError(grpcCode: 12, message: "\(method.path) streams: call it with \(protocols)")))
             return
         }
         let message: [UInt8]
@@ -190,6 +190,14 @@ struct WebGateway: Sendable {
                 WebResponse(
                     status: 200, fields: GRPCWeb.responseFields(for: mode),
                     body: GRPCWeb.responseBytes(bytes, mode: mode)))
+        }
+        // gRPC-Web over HTTP/1.1 carries one request message, whole, before any answer.
+        guard !method.kind.streamsRequests else {
+            answer(
+                [],
+                Status(code: .unimplemented, message: "\(method.path) takes a stream of requests: call it with gRPC"),
+                [:])
+            return
         }
         guard let frames = GRPCWeb.requestFrames(body, mode: mode) else {
             answer([], Status(code: .invalidArgument, message: "the grpc-web-text body is not base64"), [:])

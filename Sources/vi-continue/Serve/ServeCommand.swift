@@ -118,7 +118,8 @@ enum ServeCommand {
         let service = VisualSearchService(
             sessions: setup.sessions, router: setup.router, queryCacheEntries: queryCacheEntries,
             writeGuard: WriteGuard(token: writeToken), catalogWriter: setup.catalogWriter)
-        let server = GRPCServer(configuration: configuration, methods: health.methods + service.methods)
+        let server = GRPCServer(
+            configuration: configuration, methods: health.methods + service.methods + ReflectionService().methods)
         serverHolder.withLock { $0 = server }
         let signals = ShutdownSignals {
             health.stopWatching()
