@@ -23,6 +23,9 @@ static const float LF_LEVEL_SCALE = 1.25f;
 // ---- the test pattern: 256 point pairs, fixed (a seeded generator, so every build agrees) ----
 
 static int8_t lf_pattern[LF_TESTS * 4];
+/// The same points as floats, by coordinate (a.x, a.y, b.x, b.y of every test), for the
+/// descriptor's vectorized loop.
+static float lf_pattern_xy[4][LF_TESTS];
 static int lf_pattern_ready = 0;
 
 /// A small deterministic generator (xorshift32).
@@ -51,6 +54,9 @@ static void lf_make_pattern(void) {
     if (lf_pattern_ready) return;
     uint32_t state = 0x9E3779B9u;
     for (int i = 0; i < LF_TESTS * 4; i++) lf_pattern[i] = lf_gaussian(&state);
+    for (int i = 0; i < LF_TESTS; i++) {
+        for (int k = 0; k < 4; k++) lf_pattern_xy[k][i] = lf_pattern[4 * i + k];
+    }
     __atomic_store_n(&lf_pattern_ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -68,6 +74,14 @@ typedef struct {
     float response;
     int level;
 } lf_corner;
+
+/// lrintf(v) for 0 ≤ v < 2²²: adding and taking away 1.5 · 2²³ leaves v rounded to the nearest
+/// integer, ties to even, as the default rounding mode does; inline, where lrintf is a libm call.
+static inline int lf_round_even(float v) {
+    // Without fast-math the compiler keeps both steps: (v + M) − M is not v in IEEE arithmetic.
+    const float magic = 12582912.0f;
+    return (int)((v + magic) - magic);
+}
 
 static void lf_resize(const uint8_t *src, int sw, int sh, uint8_t *dst, int dw, int dh) {
     float fx = (float)sw / dw, fy = (float)sh / dh;
@@ -88,7 +102,7 @@ static void lf_resize(const uint8_t *src, int sw, int sh, uint8_t *dst, int dw, 
             const uint8_t *p = src + (size_t)y0 * sw + x0;
             float top = p[0] + wx * (p[1] - p[0]);
             float bottom = p[sw] + wx * (p[sw + 1] - p[sw]);
-            dst[(size_t)y * dw + x] = (uint8_t)lrintf(top + wy * (bottom - top));
+            dst[(size_t)y * dw + x] = (uint8_t)lf_round_even(top + wy * (bottom - top));
         }
     }
 }
@@ -132,20 +146,23 @@ static const int lf_circle_x[16] = {0, 1, 2, 3, 3, 3, 2, 1, 0, -1, -2, -3, -3, -
 static const int lf_circle_y[16] = {-3, -3, -2, -1, 0, 1, 2, 3, 3, 3, 2, 1, 0, -1, -2, -3};
 
 /// Whether 9 contiguous circle pixels are all brighter (or all darker) than the centre by t.
-static int lf_is_fast_corner(const uint8_t *p, int stride, int threshold) {
+/// `circle` holds the 16 circle pixels' offsets from the centre in this level's rows.
+static inline int lf_is_fast_corner(const uint8_t *p, const int *circle, int threshold) {
     int centre = p[0];
     int high = centre + threshold, low = centre - threshold;
-    // Any 9 contiguous pixels of the 16 include two of the four compass points 0, 4, 8, 12 (in
-    // fact three): a pixel where fewer than two are beyond the threshold either way is no corner.
-    int top = p[-3 * stride], bottom = p[3 * stride], left = p[-3], right = p[3];
-    int above = (top > high) + (bottom > high) + (left > high) + (right > high);
-    int below = (top < low) + (bottom < low) + (left < low) + (right < low);
-    if (above < 2 && below < 2) return 0;
+    // Any 9 contiguous pixels of the 16 hold pixel k or pixel k + 8 for every k (an arc of 9
+    // cannot fit between two opposite pixels): so a bright arc needs top or bottom and left or
+    // right brighter, and a dark one the same darker. Most pixels fail this at once.
+    int top = p[circle[0]], right = p[circle[4]], bottom = p[circle[8]], left = p[circle[12]];
+    int may_be_brighter = (top > high || bottom > high) && (left > high || right > high);
+    int may_be_darker = (top < low || bottom < low) && (left < low || right < low);
+    if (!may_be_brighter && !may_be_darker) return 0;
+    // Without branches: a circle pixel's comparison is as likely either way.
     uint32_t brighter = 0, darker = 0;
     for (int k = 0; k < 16; k++) {
-        int v = p[lf_circle_y[k] * stride + lf_circle_x[k]];
-        if (v > high) brighter |= 1u << k;
-        if (v < low) darker |= 1u << k;
+        int v = p[circle[k]];
+        brighter |= (uint32_t)(v > high) << k;
+        darker |= (uint32_t)(v < low) << k;
     }
     for (int pass = 0; pass < 2; pass++) {
         uint32_t m = pass == 0 ? brighter : darker;
@@ -214,10 +231,12 @@ static int lf_level_corners(
     int w = level->width, h = level->height;
     lf_build_moments(level, moments);
     memset(scores, 0, sizeof(float) * (size_t)w * h);
+    int circle[16];
+    for (int k = 0; k < 16; k++) circle[k] = lf_circle_y[k] * w + lf_circle_x[k];
     for (int y = LF_BORDER; y < h - LF_BORDER; y++) {
         for (int x = LF_BORDER; x < w - LF_BORDER; x++) {
             const uint8_t *p = level->pixels + (size_t)y * w + x;
-            if (!lf_is_fast_corner(p, w, LF_FAST_THRESHOLD)) continue;
+            if (!lf_is_fast_corner(p, circle, LF_FAST_THRESHOLD)) continue;
             float response = lf_harris(level, moments, x, y);
             scores[(size_t)y * w + x] = response > 0 ? response : 1e-6f;
         }
@@ -257,38 +276,80 @@ static int lf_by_response(const void *a, const void *b) {
 }
 
 /// The intensity-centroid angle of the disc of radius LF_ORIENTATION_RADIUS around (x, y).
+///
+/// The moments are summed as integers (at most 441 · 12 · 255 in magnitude, so exactly what float
+/// sums of these products give) over each row's extent of the disc, clipped to the level.
 static float lf_orientation(const lf_level *level, int x, int y) {
     int w = level->width, h = level->height;
-    float m10 = 0, m01 = 0;
     const int r = LF_ORIENTATION_RADIUS;
+    int32_t m10 = 0, m01 = 0;
     for (int dy = -r; dy <= r; dy++) {
         int yy = y + dy;
         if (yy < 0 || yy >= h) continue;
-        for (int dx = -r; dx <= r; dx++) {
-            if (dx * dx + dy * dy > r * r) continue;
-            int xx = x + dx;
-            if (xx < 0 || xx >= w) continue;
-            float v = level->pixels[(size_t)yy * w + xx];
-            m10 += dx * v;
-            m01 += dy * v;
+        int half = 0;
+        while ((half + 1) * (half + 1) + dy * dy <= r * r) half++;
+        int from = x - half < 0 ? -x : -half, to = x + half >= w ? w - 1 - x : half;
+        const uint8_t *row = level->pixels + (size_t)yy * w + x;
+        int32_t sum = 0, weighted = 0;
+        for (int dx = from; dx <= to; dx++) {
+            sum += row[dx];
+            weighted += dx * row[dx];
         }
+        m10 += weighted;
+        m01 += dy * sum;
     }
-    return atan2f(m01, m10);
+    return atan2f((float)m01, (float)m10);
 }
 
 /// Rounds to the nearest integer, halves away from zero, inline (lrintf is a libm call here).
-static inline int lf_round(float v) { return (int)(v + (v >= 0 ? 0.5f : -0.5f)); }
+/// (Adding copysignf(0.5, v) rounds as `v >= 0 ? v + 0.5 : v − 0.5` would, −0 included, with no
+/// branch, so loops that round vectorize.)
+static inline int lf_round(float v) { return (int)(v + copysignf(0.5f, v)); }
 
-static void lf_describe(const lf_level *level, int x, int y, float angle, uint8_t *out) {
+/// How far outside its level a test's box centre can fall: keypoints keep LF_BORDER pixels from
+/// the edge, and a pattern point turned by any angle lies within LF_PATTERN_RADIUS · √2 (rounded).
+enum { LF_BOX_MARGIN = 2 };
+_Static_assert(LF_PATTERN_RADIUS == 12 && LF_BORDER + LF_BOX_MARGIN >= 17, "a turned test point (≤ 12·√2 → 17 px) stays inside the box table");
+
+/// Every box sum a level's tests can read (lf_box at each centre from −LF_BOX_MARGIN to the
+/// size + LF_BOX_MARGIN), one pass over the level: a descriptor's 512 box reads become plain loads.
+typedef struct {
+    int stride;
+    uint32_t *sums;
+} lf_boxes;
+
+static void lf_build_boxes(const lf_level *level, lf_boxes *boxes) {
+    int stride = level->width + 2 * LF_BOX_MARGIN;
+    boxes->stride = stride;
+    for (int y = -LF_BOX_MARGIN; y < level->height + LF_BOX_MARGIN; y++) {
+        uint32_t *row = boxes->sums + (size_t)(y + LF_BOX_MARGIN) * stride + LF_BOX_MARGIN;
+        for (int x = -LF_BOX_MARGIN; x < level->width + LF_BOX_MARGIN; x++) row[x] = lf_box(level, x, y);
+    }
+}
+
+static void lf_describe(const lf_boxes *boxes, int x, int y, float angle, uint8_t *out) {
     float c = cosf(angle), s = sinf(angle);
-    memset(out, 0, LF_DESCRIPTOR_BYTES);
+    const uint32_t *centre = boxes->sums + (size_t)(y + LF_BOX_MARGIN) * boxes->stride + LF_BOX_MARGIN + x;
+    int stride = boxes->stride;
+    // First every test's two box offsets, in a loop without branches the compiler vectorizes;
+    // then the comparisons, 32 bits at a time.
+    int from[LF_TESTS], to[LF_TESTS];
     for (int i = 0; i < LF_TESTS; i++) {
-        const int8_t *pair = lf_pattern + 4 * i;
-        int ax = x + lf_round(c * pair[0] - s * pair[1]);
-        int ay = y + lf_round(s * pair[0] + c * pair[1]);
-        int bx = x + lf_round(c * pair[2] - s * pair[3]);
-        int by = y + lf_round(s * pair[2] + c * pair[3]);
-        if (lf_box(level, ax, ay) < lf_box(level, bx, by)) out[i >> 3] |= (uint8_t)(1u << (i & 7));
+        float ax = c * lf_pattern_xy[0][i] - s * lf_pattern_xy[1][i];
+        float ay = s * lf_pattern_xy[0][i] + c * lf_pattern_xy[1][i];
+        float bx = c * lf_pattern_xy[2][i] - s * lf_pattern_xy[3][i];
+        float by = s * lf_pattern_xy[2][i] + c * lf_pattern_xy[3][i];
+        from[i] = lf_round(ay) * stride + lf_round(ax);
+        to[i] = lf_round(by) * stride + lf_round(bx);
+    }
+    for (int word = 0; word < LF_TESTS / 32; word++) {
+        uint32_t bits = 0;
+        for (int j = 0; j < 32; j++) {
+            int i = 32 * word + j;
+            bits |= (uint32_t)(centre[from[i]] < centre[to[i]]) << j;
+        }
+        // Test i is bit i % 8 of byte i / 8.
+        for (int b = 0; b < 4; b++) out[4 * word + b] = (uint8_t)(bits >> (8 * b));
     }
 }
 
@@ -317,8 +378,9 @@ int lf_extract(
     float *scores = malloc(sizeof(float) * (size_t)width * height);
     uint32_t *moments = malloc(sizeof(uint32_t) * 3 * (size_t)(width + 1) * (height + 1));
     lf_corner *corners = malloc(sizeof(lf_corner) * corner_capacity);
+    lf_boxes boxes = {0, malloc(sizeof(uint32_t) * (size_t)(width + 2 * LF_BOX_MARGIN) * (height + 2 * LF_BOX_MARGIN))};
     int written = 0;
-    if (!pixel_memory || !integral_memory || !scores || !moments || !corners) goto done;
+    if (!pixel_memory || !integral_memory || !scores || !moments || !corners || !boxes.sums) goto done;
     {
         uint8_t *next_pixels = pixel_memory;
         uint32_t *next_integral = integral_memory;
@@ -348,10 +410,12 @@ int lf_extract(
             int found = lf_level_corners(level, l, moments, scores, corners, (int)corner_capacity);
             qsort(corners, (size_t)found, sizeof(lf_corner), lf_by_response);
             if (found > quota) found = quota;
+            if (found == 0) continue;
+            lf_build_boxes(level, &boxes);
             for (int i = 0; i < found; i++) {
                 int x = (int)corners[i].x, y = (int)corners[i].y;
                 float angle = lf_orientation(level, x, y);
-                lf_describe(level, x, y, angle, descriptors + (size_t)LF_DESCRIPTOR_BYTES * written);
+                lf_describe(&boxes, x, y, angle, descriptors + (size_t)LF_DESCRIPTOR_BYTES * written);
                 // Pixel centres map between levels as (x + 0.5) · scale − 0.5.
                 positions[2 * written] = (x + 0.5f) * level->scale - 0.5f;
                 positions[2 * written + 1] = (y + 0.5f) * level->scale - 0.5f;
@@ -365,6 +429,7 @@ done:
     free(scores);
     free(moments);
     free(corners);
+    free(boxes.sums);
     return written;
 }
 
@@ -379,12 +444,65 @@ static inline int lf_popcount(uint64_t v) {
     return (int)((v * 0x0101010101010101ull) >> 56);
 }
 
-static int lf_hamming(const uint8_t *a, const uint8_t *b) {
+/// The Hamming distance of two descriptors; `hardware` (a constant where this is inlined) counts
+/// bits with the POPCNT instruction, which only a function compiled for it may use.
+static inline __attribute__((always_inline)) int lf_hamming(const uint8_t *a, const uint8_t *b, int hardware) {
     uint64_t x[4], y[4];
     memcpy(x, a, 32);
     memcpy(y, b, 32);
-    return lf_popcount(x[0] ^ y[0]) + lf_popcount(x[1] ^ y[1]) + lf_popcount(x[2] ^ y[2]) +
-           lf_popcount(x[3] ^ y[3]);
+    int sum = 0;
+    for (int k = 0; k < 4; k++) sum += hardware ? __builtin_popcountll(x[k] ^ y[k]) : lf_popcount(x[k] ^ y[k]);
+    return sum;
+}
+
+/// The nearest and second-nearest of `count` candidate descriptors to `query`: the loop that
+/// matching spends its time in (300 × 300 distances per verified candidate).
+static inline __attribute__((always_inline)) void lf_nearest_two_with(
+    const uint8_t *query, const uint8_t *candidates, int count, int *first, int *second, int *first_index,
+    int hardware) {
+    int best = 1 << 30, next = 1 << 30, best_index = -1;
+    for (int j = 0; j < count; j++) {
+        int d = lf_hamming(query, candidates + (size_t)LF_DESCRIPTOR_BYTES * j, hardware);
+        if (d < best) {
+            next = best;
+            best = d;
+            best_index = j;
+        } else if (d < next) {
+            next = d;
+        }
+    }
+    *first = best;
+    *second = next;
+    *first_index = best_index;
+}
+
+static void lf_nearest_two_portable(
+    const uint8_t *query, const uint8_t *candidates, int count, int *first, int *second, int *first_index) {
+    lf_nearest_two_with(query, candidates, count, first, second, first_index, 0);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("popcnt"))) static void lf_nearest_two_popcnt(
+    const uint8_t *query, const uint8_t *candidates, int count, int *first, int *second, int *first_index) {
+    lf_nearest_two_with(query, candidates, count, first, second, first_index, 1);
+}
+#endif
+
+typedef void (*lf_nearest_two_function)(const uint8_t *, const uint8_t *, int, int *, int *, int *);
+
+/// The POPCNT loop where the CPU has the instruction (checked once), the portable one elsewhere:
+/// the same distances either way.
+static lf_nearest_two_function lf_nearest_two(void) {
+#if defined(__x86_64__)
+    static lf_nearest_two_function chosen = NULL;
+    lf_nearest_two_function known = __atomic_load_n(&chosen, __ATOMIC_ACQUIRE);
+    if (known) return known;
+    known = __builtin_cpu_supports("popcnt") ? lf_nearest_two_popcnt : lf_nearest_two_portable;
+    __atomic_store_n(&chosen, known, __ATOMIC_RELEASE);
+    return known;
+#else
+    return lf_nearest_two_portable;
+#endif
 }
 
 int lf_match(
@@ -404,19 +522,10 @@ int lf_match(
         best_query[j] = -1;
         best_distance[j] = 1 << 30;
     }
+    lf_nearest_two_function nearest_two = lf_nearest_two();
     for (int i = 0; i < query_count; i++) {
-        const uint8_t *q = query + (size_t)LF_DESCRIPTOR_BYTES * i;
-        int first = 1 << 30, second = 1 << 30, first_index = -1;
-        for (int j = 0; j < candidate_count; j++) {
-            int d = lf_hamming(q, candidate + (size_t)LF_DESCRIPTOR_BYTES * j);
-            if (d < first) {
-                second = first;
-                first = d;
-                first_index = j;
-            } else if (d < second) {
-                second = d;
-            }
-        }
+        int first, second, first_index;
+        nearest_two(query + (size_t)LF_DESCRIPTOR_BYTES * i, candidate, candidate_count, &first, &second, &first_index);
         if (first_index < 0 || first > max_distance) continue;
         if (second < (1 << 30) && (float)first >= ratio * (float)second) continue;
         if (first < best_distance[first_index]) {
