@@ -291,6 +291,33 @@ if arguments.count > 3 && arguments[3] == "sheet-loop" {
     }
     exit(0)
 }
+if arguments.count > 3 && arguments[3] == "capture-slowest" {
+    // Which captures are slow, and what they have in common: each capture's fastest of the
+    // rounds (the machine's noise mostly adds), the slowest 25 with their hits and relaxations.
+    let front = SearchSessions(engine: engine, store: InMemorySessionStore())
+    var best = [Double](repeating: .infinity, count: descriptors.count)
+    var states = [SearchState?](repeating: nil, count: descriptors.count)
+    for _ in 0..<rounds {
+        for (i, d) in descriptors.enumerated() {
+            let start = ContinuousClock.now
+            let state = try await front.capture(d, pageSize: 20)
+            best[i] = min(best[i], micros(ContinuousClock.now - start))
+            states[i] = state
+        }
+    }
+    let sorted = best.sorted()
+    print(String(format: "capture, fastest of %d rounds: p50 %.0f µs p99 %.0f µs worst %.0f µs", rounds,
+        percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last ?? 0))
+    for i in best.indices.sorted(by: { best[$0] > best[$1] }).prefix(25) {
+        let state = states[i]!
+        let labels = descriptors[i].labels.map(\.text).joined(separator: " | ")
+        let relaxed = state.relaxations.map { "\($0.kind)" }.joined(separator: ",")
+        let pairs = state.facets.reduce(0) { $0 + $1.values.count }
+        print(String(format: "%7.0f µs  hits %6d  facets %2d/%4d values  %@  [%@]", best[i], state.totalHits,
+            state.facets.count, pairs, relaxed.isEmpty ? "strict" : relaxed, labels))
+    }
+    exit(0)
+}
 if arguments.count > 3 && arguments[3] == "capture-loop" {
     // For profilers: captures through the session front (in-memory store), many times.
     let front = SearchSessions(engine: engine, store: InMemorySessionStore())
