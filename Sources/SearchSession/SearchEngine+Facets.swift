@@ -144,10 +144,11 @@ extension SearchEngine {
     private static func count(
         _ docs: ArraySlice<Int32>, in snapshot: CatalogSnapshot, constraints: Constraints, into tally: FacetTally
     ) {
+        let numbering = snapshot.numbering
         snapshot.forEachSegmentRun(of: docs, doc: { $0 }) { si, run in
             Self.count(
-                run, base: snapshot.bases[si], segment: snapshot.segments[si],
-                numbers: snapshot.numbering.segmentNumbers[si], constraints: constraints, tally: tally)
+                run, base: snapshot.bases[si], segment: snapshot.segments[si], numbers: numbering.segmentNumbers[si],
+                numbering: numbering, constraints: constraints, tally: tally)
         }
     }
 
@@ -200,11 +201,11 @@ extension SearchEngine {
 
     /// Adds one segment's documents to the disjunctive counts.
     private static func count(
-        _ docs: ArraySlice<Int32>, base: Int32, segment: Segment, numbers: SegmentNumbers, constraints: Constraints,
-        tally: FacetTally
+        _ docs: ArraySlice<Int32>, base: Int32, segment: Segment, numbers: SegmentNumbers, numbering: FacetNumbering,
+        constraints: Constraints, tally: FacetTally
     ) {
         if constraints.isEmpty {
-            tally.addDocuments(docs.lazy.map { Int($0 - base) }, of: segment, numbers)
+            tally.addDocuments(docs.lazy.map { Int($0 - base) }, of: segment, numbers, numbering)
             return
         }
         let compiled = constraints.compiled(for: segment)

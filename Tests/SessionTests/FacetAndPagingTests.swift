@@ -145,6 +145,43 @@ enum RandomCatalog {
         #expect(compared > 100)
     }
 
+    /// Label searches count their facets by slot (string values and number buckets, see
+    /// `FacetSlots`): the counts must be a recount's, on a snapshot of several segments with
+    /// deletes, and again after writes that widen a number's range (new bucket layouts, so the
+    /// slots are made again), add values, and put a string beside numbers.
+    @Test func labelSearchFacetsEqualARecountAcrossWritesThatMoveTheBuckets() throws {
+        var live = Dictionary(uniqueKeysWithValues: RandomCatalog.entities(900, seed: 23).map { ($0.id, $0) })
+        let engine = SearchEngine(entities: Array(live.values))
+        func expectLabelSearchesRecount(_ stage: String) throws {
+            let entities = Array(live.values)
+            for word in ["red", "item", "song"] {
+                let session = SessionRecord(
+                    id: "\(stage)-\(word)", labels: [Label(word)], prints: [], source: .camera, locale: "",
+                    pageSize: 10, createdAtUnixMs: 0, expiresAtUnixMs: 1)
+                let state = try engine.search(session: session, request: SearchRequest(sessionID: session.id))
+                #expect(state.relaxations.isEmpty)
+                #expect(state.totalHits > 50, "\(stage) \(word)")
+                try expectRecount(
+                    state, request: SearchRequest(sessionID: session.id), entities: entities,
+                    numbering: engine.snapshot.numbering
+                ) { $0.title.split(separator: " ").contains(Substring(word)) }
+            }
+        }
+        try expectLabelSearchesRecount("start")
+        var changed = RandomCatalog.entities(60, seed: 24, idPrefix: "n")
+        changed[0].attributes["year"] = .number(1820)
+        changed[1].attributes["price"] = .number(25_000)
+        changed[2].attributes["city"] = .string("Lagos")
+        changed[3].attributes["size"] = .string("XXL")
+        try engine.upsert(changed)
+        for entity in changed { live[entity.id] = entity }
+        let deleted = (0..<40).map { EntityRef(type: live["e\($0 * 3)"]!.type, id: "e\($0 * 3)") }
+        try engine.delete(deleted)
+        for ref in deleted { live[ref.id] = nil }
+        #expect(engine.snapshot.segments.count > 1)
+        try expectLabelSearchesRecount("after writes")
+    }
+
     /// A snapshot of several segments with delete bits: 900 entities, 60 upserted, 40 deleted.
     static func segmentedSnapshot(seed: UInt64) throws -> CatalogSnapshot {
         let engine = SearchEngine(entities: RandomCatalog.entities(900, seed: seed))

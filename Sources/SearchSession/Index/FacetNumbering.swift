@@ -396,22 +396,28 @@ final class FacetTally {
 
     /// Counts every facet value of `docs`, local numbers of one segment.
     ///
-    /// Over many documents the loop counts per value id in the segment's own numbering, reading
-    /// nothing but the segment's columns, and maps the counts to the snapshot's numbers at the
-    /// end (see ``SegmentCounts``); over few, when that end would cost more than the documents,
-    /// it maps each pair as it comes.
-    func addDocuments(_ docs: some Collection<Int>, of segment: Segment, _ numbers: SegmentNumbers) {
-        guard SegmentCounts.pays(for: docs.count, in: segment) else {
+    /// Over many documents the loop counts per slot of the segment (its string values and the
+    /// buckets of its numbers, see ``FacetSlots``), reading nothing but the segment's columns, and
+    /// maps the counts to the snapshot's numbers at the end; over few, when that end would cost
+    /// more than the documents, it maps each pair as it comes.
+    func addDocuments(
+        _ docs: some Collection<Int>, of segment: Segment, _ numbers: SegmentNumbers, _ numbering: FacetNumbering
+    ) {
+        let slots = segment.facetSlots(numbers, numbering)
+        guard slots.pays(for: docs.count, in: segment) else {
             for doc in docs { add(doc, of: segment, numbers) }
             return
         }
-        let local = SegmentCounts(segment)
+        let local = SegmentCounts(segment, countsValues: false)
+        let counts = filledBuffer(slots.slotCount, Int32(0))
+        defer { counts.baseAddress?.deallocate() }
         for doc in docs {
             local.addType(doc)
             local.addCategory(doc)
-            for p in segment.attributes(of: doc) { local.addValue(segment.pairValue[p]) }
         }
+        slots.count(docs, of: segment, into: counts)
         local.fold(into: self, numbers)
+        slots.fold(counts, of: segment, into: self, numbers, numbering)
     }
 
     /// Counts every facet value of a document.
@@ -443,6 +449,7 @@ final class SegmentCounts {
     /// Whether ``notePresent(_:)`` was called: otherwise `present` is all false.
     private var anyNoted = false
     private let noCategory: UInt32
+    private let countsValues: Bool
 
     /// Whether counting `documents` of `segment` this way costs less than mapping each pair as
     /// it comes. The fold reads every value id of the segment once, but numbers only as sums
@@ -455,11 +462,15 @@ final class SegmentCounts {
 
     /// Counts for `segment`; `notesPresence` when some values will be noted but not counted
     /// (``notePresent(_:)``).
-    init(_ segment: Segment, notesPresence: Bool = false) {
+    ///
+    /// Without `countsValues`, only types and categories are counted (the values by
+    /// ``FacetSlots``).
+    init(_ segment: Segment, notesPresence: Bool = false, countsValues: Bool = true) {
         self.segment = segment
+        self.countsValues = countsValues
         types = filledBuffer(segment.typeNames.count, 0)
         categories = filledBuffer(segment.categoryNames.count + 1, 0)
-        values = filledBuffer(segment.valueCount, 0)
+        values = filledBuffer(countsValues ? segment.valueCount : 0, 0)
         present = filledBuffer(notesPresence ? segment.valueCount : 0, false)
         noCategory = UInt32(segment.categoryNames.count)
     }
@@ -499,6 +510,7 @@ final class SegmentCounts {
                 category = segment.categoryParent[Int(category)]
             }
         }
+        guard countsValues else { return }
         for value in 0..<segment.valueStrings.count where values[value] != 0 || (anyNoted && present[value]) {
             tally.seen[Int(numbers.attributes[Int(segment.valueAttribute[value])])] = true
             let count = values[value]

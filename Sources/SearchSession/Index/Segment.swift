@@ -77,6 +77,8 @@ final class Segment: @unchecked Sendable {
 
     /// Per-segment counts over all its documents, computed on first use (see ``FacetTotals``).
     private let totalsCache = Mutex<FacetTotals?>(nil)
+    /// Its pairs numbered for counting, made on first use (see ``FacetSlots``).
+    let slotsCache = Mutex<FacetSlots?>(nil)
 
     /// Reads a segment from its bytes.
     ///
