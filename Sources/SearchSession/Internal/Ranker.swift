@@ -151,13 +151,14 @@ enum Ranker {
                     let list = TextIndex.exactMatches(group.terms, in: snapshot)
                     var at = list.partitionPoint { $0 >= range.lowerBound }
                     var k = 0
+                    // Without branches on the order (which side is behind is a coin toss on
+                    // common labels): each step moves whichever cursor is behind, or both.
                     while at < list.count && k < docs.count {
-                        if list[at] < docs[k] {
-                            at += 1
-                        } else {
-                            if list[at] == docs[k] { exact[k] = true }
-                            k += 1
-                        }
+                        let exactDoc = list[at]
+                        let match = docs[k]
+                        if exactDoc == match { exact[k] = true }
+                        at += exactDoc <= match ? 1 : 0
+                        k += match <= exactDoc ? 1 : 0
                     }
                 }
             }

@@ -176,15 +176,20 @@ enum TextIndex {
                 for rank in 1..<termCount {
                     let term = order[rank]
                     let list = listDocs[term]
-                    // Gallop to the first posting ≥ d.
+                    // The first posting ≥ d: a few steps along first (a common term's next
+                    // posting is near; a step costs less than a mispredicted search), then gallop.
                     let j = cursors[term]
-                    var step = 1
-                    while j + step < list.count && list[j + step] < d { step <<= 1 }
                     var low = j
-                    var high = min(j + step, list.count)
-                    while low < high {
-                        let mid = (low + high) >> 1
-                        if list[mid] < d { low = mid + 1 } else { high = mid }
+                    let near = min(j + 4, list.count)
+                    while low < near && list[low] < d { low += 1 }
+                    if low == near && low < list.count && list[low] < d {
+                        var step = 1
+                        while low + step < list.count && list[low + step] < d { step <<= 1 }
+                        var high = min(low + step, list.count)
+                        while low < high {
+                            let mid = (low + high) >> 1
+                            if list[mid] < d { low = mid + 1 } else { high = mid }
+                        }
                     }
                     cursors[term] = low
                     if low == list.count { break outer }
