@@ -320,11 +320,30 @@ if arguments.count > 3 && arguments[3] == "capture-slowest" {
 }
 if arguments.count > 3 && arguments[3] == "capture-loop" {
     // For profilers: captures through the session front (in-memory store), many times.
+    // At the end, the CPU time of the process per capture (both cores), for A/B comparisons on a
+    // machine whose other load moves wall times: the first round (which makes what a snapshot
+    // derives) is left out.
     let front = SearchSessions(engine: engine, store: InMemorySessionStore())
-    for round in 0..<(arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10) {
+    func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+    let rounds = arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10
+    var startCPU = cpuSeconds()
+    var startWall = ContinuousClock.now
+    for round in 0..<rounds {
         for d in descriptors { _ = try await front.capture(d, pageSize: 20) }
         print("round \(round)")
+        if round == 0 {
+            startCPU = cpuSeconds()
+            startWall = ContinuousClock.now
+        }
     }
+    let captures = Double(max(rounds - 1, 1) * descriptors.count)
+    print(String(format: "CPU per capture %.0f µs, wall %.0f µs (rounds 2-%d)", (cpuSeconds() - startCPU) / captures * 1e6,
+        micros(ContinuousClock.now - startWall) / captures, rounds))
     exit(0)
 }
 
