@@ -421,27 +421,15 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             // The handler is done with this call whatever happens to its stream.
             defer { core.callEnded(peer: peerKey) }
             var status = Status.ok
-            var errorMetadata: Metadata?
+            var errorMetadata = Metadata()
             do {
                 if let streamingCall {
                     try await streamingCall.handler(streamingCall.requests, context, writer)
                 } else {
                     try await handler(request, context, writer)
                 }
-            } catch let error as RPCError {
-                status = error.status
-                errorMetadata = error.metadata
-            } catch let error as any RPCErrorConvertible {
-                status = Status(code: error.rpcErrorCode, message: error.rpcErrorMessage)
-                errorMetadata = error.rpcErrorMetadata
-            } catch is CancellationError {
-                if let deadline, ContinuousClock.now >= deadline {
-                    status = Status(code: .deadlineExceeded, message: "deadline exceeded")
-                } else {
-                    status = Status(code: .cancelled, message: "the call was cancelled")
-                }
             } catch {
-                status = Status(code: .unknown, message: "handler failed: \(type(of: error))")
+                (status, errorMetadata) = HandlerFailure.status(of: error, deadline: deadline)
             }
             var completion = writer.finish()
             if status.code == .ok && (method.kind == .unary || method.kind == .clientStreaming)
@@ -450,7 +438,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
                 status = Status(code: .internalError, message: "a unary handler must write exactly one response")
             }
             if status.code != .ok { completion.unaryResponse = nil }
-            if let errorMetadata { completion.trailing.append(contentsOf: errorMetadata) }
+            completion.trailing.append(contentsOf: errorMetadata)
             let finalStatus = status
             let finalCompletion = completion
             if loop.inLoop {

@@ -56,16 +56,8 @@ enum WebCall {
             var metadata: Metadata = [:]
             do {
                 try await method.handler(request, context, writer)
-            } catch let error as RPCError {
-                status = error.status
-                metadata = error.metadata
-            } catch let error as any RPCErrorConvertible {
-                status = Status(code: error.rpcErrorCode, message: error.rpcErrorMessage)
-                metadata = error.rpcErrorMetadata
-            } catch is CancellationError {
-                status = Status(code: .cancelled, message: "the call was cancelled")
             } catch {
-                status = Status(code: .unknown, message: "handler failed: \(type(of: error))")
+                (status, metadata) = HandlerFailure.status(of: error, deadline: context.deadline)
             }
             var messages = writer.messages
             if status.code == .ok && method.kind == .unary && messages.count != 1 {
