@@ -80,10 +80,11 @@ public struct ServerConfiguration: Sendable {
     /// back to back it polls, with sparse calls or none it sleeps at once (see
     /// `AdaptivePollWindow`). `.zero` turns polling off.
     public var busyPollWindow: Duration
-    /// Told about every gRPC call when it ends (for a call log or metrics); `nil` skips the
-    /// bookkeeping. Requests answered with a bare HTTP status (405, 415) are not gRPC calls.
+    /// Told about every call when it ends, gRPC, Connect or gRPC-Web (for a call log or
+    /// metrics); `nil` skips the bookkeeping. Web requests that call no method (`/healthz`,
+    /// files, refusals answered with an HTTP status alone) are not calls.
     public var callObserver: CallObserver?
-    /// What the port answers besides gRPC over HTTP/2 (HTTP/1.1: Connect, gRPC-Web, health,
+    /// What the port answers besides gRPC (over HTTP/1.1 and HTTP/2: Connect, gRPC-Web, health,
     /// metrics, files).
     public var web: WebConfiguration
 

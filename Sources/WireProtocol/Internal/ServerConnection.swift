@@ -1,5 +1,7 @@
+internal import Base64Coding
 internal import CNghttp2
 internal import Glibc
+internal import HTTP1
 
 /// The server side of one HTTP/2 connection: feeds nghttp2's callbacks, the timers and the
 /// handlers' output to the connection's and each stream's state machine, and performs the
@@ -17,6 +19,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     private var machine: ServerConnectionStateMachine
     private var idleTimer: LoopTimer?
     private var keepaliveTimer: LoopTimer?
+    /// Answers the requests that are not gRPC (Connect, gRPC-Web, `/healthz`…), made on the first.
+    private lazy var gateway = WebGateway(core: core)
 
     init(fd: Int32, loop: EventLoop, core: ServerCore, peer: String) {
         self.core = core
@@ -78,7 +82,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     /// Gives the socket to an `HTTP1ServerConnection` (it counts as the same connection).
     private func handOverToHTTP1(_ bytes: [UInt8]) {
-        guard core.configuration.web.servesHTTP1 else {
+        guard core.configuration.web.isEnabled else {
             close()
             return
         }
@@ -269,6 +273,10 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         case .cancelHandler(let error, let finish):
             nghttp2_session_consume(session, streamID, data.count)
             cancelHandler(stream, error, then: finish)
+        case .refuseWeb(let status, let reason, let released):
+            nghttp2_session_consume(session, streamID, data.count)
+            machine.released(released)
+            respondWeb(stream, .text(status, reason))
         }
         return 0
     }
@@ -285,6 +293,10 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         guard let stream = streams[streamID] else { return Int(H2.temporalFailure) }
         let pull = stream.machine.pullResponse(into: buffer, length: length)
         if pull.copied > 0 { stream.writer?.drained(pull.copied) }
+        if pull.finished {
+            flags.pointee |= H2.eof
+            return pull.copied
+        }
         if let end = pull.end {
             let trailers = end.isPlainOK ? HeaderBlock(core.okTrailers) : statusHeaders(end.status, end.trailing)
             trailers.withNV { nv, count in _ = nghttp2_submit_trailer(session, streamID, nv, count) }
@@ -304,14 +316,15 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     // MARK: Requests
 
     private func requestHeadersEnded(_ stream: ServerStream) {
+        let web = core.configuration.web
         let action = stream.machine.requestHeadersEnded(
             refuseNewCalls: machine.refusesNewCalls(serverShuttingDown: core.isShuttingDown),
             enabledCompression: core.configuration.enabledCompression,
             acceptEncodingHeader: core.acceptEncodingHeader, now: .now,
-            requestBufferBytes: core.configuration.streamWriteHighWater
-        ) { admission() }
+            requestBufferBytes: core.configuration.streamWriteHighWater, admit: { admission() },
+            webBodyLimit: web.isEnabled ? web.maxRequestBodyBytes : nil)
         switch action {
-        case .none:
+        case .none, .acceptWeb:
             break
         case .respondHTTP(let status):
             var headers = HeaderBlock()
@@ -349,7 +362,48 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         case .startHandler(let start): startHandler(stream, start)
         case .endRequests: stream.requests?.finish()
         case .cancelHandler(let error, let finish): cancelHandler(stream, error, then: finish)
+        case .answerWeb(let request, let released):
+            machine.released(released)
+            answerWeb(stream, request)
         }
+    }
+
+    // MARK: Web requests
+
+    /// Hands a whole request that is not gRPC to the web gateway, as HTTP/1.1 would (the same
+    /// Connect, gRPC-Web, CORS, `/healthz`, `/metrics` and files); its answer goes out on `stream`.
+    private func answerWeb(_ stream: ServerStream, _ request: ServerStreamStateMachine.WebRequest) {
+        var fields: [HTTP1RequestHead.Field] = []
+        if let authority = request.authority { fields.append(.init(name: "host", value: authority)) }
+        if let contentType = request.contentType { fields.append(.init(name: "content-type", value: contentType)) }
+        if let timeout = request.timeout { fields.append(.init(name: "grpc-timeout", value: timeout)) }
+        for entry in stream.machine.metadata {
+            switch entry.value {
+            case .string(let value): fields.append(.init(name: entry.key, value: value))
+            case .binary(let bytes): fields.append(.init(name: entry.key, value: Base64.encode(bytes)))
+            }
+        }
+        let head = HTTP1RequestHead(
+            method: request.method, target: request.target, minorVersion: 1, fields: fields,
+            body: request.body.isEmpty ? .none : .length(request.body.count), keepAlive: true, expectsContinue: false)
+        let boundStream = LoopBound(stream, loop: loop)
+        gateway.answer(head, body: request.body, peer: peer, peerKey: peerKey, loop: loop) { [self] response in
+            respondWeb(boundStream.value, response)
+        }
+    }
+
+    /// Sends a web answer: its status and fields as HEADERS, its body as DATA, no trailers.
+    private func respondWeb(_ stream: ServerStream, _ response: WebResponse) {
+        guard !isClosed, session != nil else { return }
+        let action = stream.machine.webAnswered(body: response.body)
+        guard action != .none else { return }
+        var headers = HeaderBlock()
+        headers.add(":status", String(response.status))
+        for field in response.fields { headers.add(field.name, field.value) }
+        if response.status != 204 && response.status != 304 {
+            headers.add("content-length", String(response.body.count))
+        }
+        submitResponse(stream, headers, withData: action == .submitHeadersWithBody)
     }
 
     /// Stops a running handler with `error` (its writer, its request stream, its task), then

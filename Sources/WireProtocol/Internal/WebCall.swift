@@ -1,6 +1,6 @@
 internal import Synchronization
 
-/// One call of a served method made from an HTTP/1.1 request (Connect or gRPC-Web): the
+/// One call of a served method made from a web request (Connect or gRPC-Web): the
 /// handler runs as for a gRPC call — on the loop when it is synchronous and small, in a task
 /// otherwise — its messages are collected, and `finish` is told once, on the loop.
 enum WebCall {

@@ -2,7 +2,7 @@ internal import Base64Coding
 internal import HTTP1
 internal import WebProtocols
 
-/// An answer to one HTTP/1.1 request.
+/// An answer to one web request (HTTP/1.1, or HTTP/2 that is not gRPC).
 struct WebResponse: Sendable {
     var status: Int
     var fields: [HTTP1RequestHead.Field]
@@ -15,9 +15,10 @@ struct WebResponse: Sendable {
     }
 }
 
-/// Answers HTTP/1.1 requests on the gRPC port: CORS preflights, `/healthz`, `/metrics`, files,
-/// and the served methods in the Connect protocol (unary, JSON or protobuf, POST or GET) and in
-/// gRPC-Web (binary or text).
+/// Answers the web requests on the gRPC port, over HTTP/1.1 and HTTP/2 alike: CORS preflights,
+/// `/healthz`, `/metrics`, files, and the served methods in the Connect protocol (unary, JSON or
+/// protobuf, POST or GET) and in gRPC-Web (binary or text). An HTTP/2 request reaches it in
+/// HTTP/1.1's terms (`:authority` as `Host`), so both answer the same.
 struct WebGateway: Sendable {
     let core: ServerCore
     let cors: CORSPolicy
@@ -191,7 +192,7 @@ struct WebGateway: Sendable {
                     status: 200, fields: GRPCWeb.responseFields(for: mode),
                     body: GRPCWeb.responseBytes(bytes, mode: mode)))
         }
-        // gRPC-Web over HTTP/1.1 carries one request message, whole, before any answer.
+        // A gRPC-Web call here carries one request message, whole, before any answer.
         guard !method.kind.streamsRequests else {
             answer(
                 [],
