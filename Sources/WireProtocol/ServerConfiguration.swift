@@ -71,6 +71,9 @@ public struct ServerConfiguration: Sendable {
     /// handlers do long synchronous work before their first `await`, which would hold up the
     /// other connections of that loop.
     public var startHandlersInline: Bool
+    /// The most threads running handlers registered `ServerMethod.Execution.mayBlock` (and the
+    /// web side's file reads) at once; the threads start as such work arrives and end when idle.
+    public var maxBlockingThreads = 16
     /// The longest an event loop keeps polling for I/O without sleeping (`epoll_wait` with a zero
     /// timeout, yielding the core to any other runnable thread) after it last had something to do.
     ///

@@ -15,6 +15,7 @@ public struct WebConfiguration: Sendable {
     /// Files by request path (`/`, `/app.js`).
     public var files: [String: WebFile]
     /// Files found per request for paths not in `files` (a catalog's images); `nil` when none.
+    /// Called on the server's blocking pool: it may read the disk.
     public var fileLookup: (@Sendable (_ path: String) -> WebFile?)?
     /// The Prometheus text of `GET /metrics`; `nil` answers 404.
     public var metrics: (@Sendable () -> String)?

@@ -440,8 +440,11 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             path: method.path, requestMetadata: stream.machine.metadata, deadline: start.deadline, peer: peer,
             acceptedCompression: accepted, requestCompression: start.requestCompression)
         // A large request (a pixel buffer) means long decoding work: that goes to the thread pool,
-        // so the loop's other connections do not wait behind it.
-        let inline = core.configuration.startHandlersInline && request.count <= Self.inlineRequestLimit
+        // so the loop's other connections do not wait behind it. A method registered to run off
+        // the loop never starts on it.
+        let inline =
+            method.execution == .onLoop && core.configuration.startHandlersInline
+            && request.count <= Self.inlineRequestLimit
         if let synchronous = method.synchronousHandler, inline {
             answer(stream, with: synchronous, request: request, context: context)
             core.callEnded(peer: peerKey)
@@ -474,6 +477,9 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         let body: @Sendable () async -> Void = { [self] in
             // The handler is done with this call whatever happens to its stream.
             defer { core.callEnded(peer: peerKey) }
+            assert(
+                method.execution != .mayBlock || BlockingExecutor.isCurrentThreadBlocking,
+                "\(method.path) may block: it must run on the blocking pool")
             var status = Status.ok
             var errorMetadata = Metadata()
             do {
@@ -505,7 +511,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         if inline, streamingCall == nil, #available(macOS 26.0, *) {
             stream.task = Task.immediate(operation: body)
         } else {
-            stream.task = Task(operation: body)
+            stream.task = Task(executorPreference: core.executor(for: method), operation: body)
         }
     }
 

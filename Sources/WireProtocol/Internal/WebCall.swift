@@ -33,7 +33,9 @@ enum WebCall {
                     metadata: [:]))
             return
         }
-        if let synchronous = method.synchronousHandler, request.count <= ServerConnection.inlineRequestLimit {
+        if let synchronous = method.synchronousHandler, method.execution == .onLoop,
+            request.count <= ServerConnection.inlineRequestLimit
+        {
             do {
                 observed(Outcome(messages: [try synchronous(request, context)], status: .ok, metadata: [:]))
             } catch {
@@ -51,7 +53,10 @@ enum WebCall {
             loop.execute { observed(outcome) }
         }
         let writer = CollectingResponseWriter()
-        let task = Task {
+        let task = Task(executorPreference: core.executor(for: method)) {
+            assert(
+                method.execution != .mayBlock || BlockingExecutor.isCurrentThreadBlocking,
+                "\(method.path) may block: it must run on the blocking pool")
             var status = Status.ok
             var metadata: Metadata = [:]
             do {

@@ -56,11 +56,22 @@ struct WebGateway: Sendable {
             finish(.text(path.hasPrefix("/") && path.dropFirst().contains("/") ? 404 : 405, "no such method\n"))
             return
         }
-        finish(resource(path))
+        if let response = resource(path) {
+            finish(response)
+        } else if let lookup = core.configuration.web.fileLookup {
+            // A file found per request is read from disk, which may block: on the blocking
+            // pool, never the loop; the answer goes back to the loop.
+            core.blockingExecutor.execute {
+                let response = Self.fileResponse(lookup(path))
+                loop.execute { finish(response) }
+            }
+        } else {
+            finish(Self.fileResponse(nil))
+        }
     }
 
-    /// `/healthz`, `/metrics` and files.
-    private func resource(_ path: String) -> WebResponse {
+    /// `/healthz`, `/metrics` and the files kept in memory; `nil` for a path left to `fileLookup`.
+    private func resource(_ path: String) -> WebResponse? {
         let web = core.configuration.web
         switch path {
         case "/healthz":
@@ -71,16 +82,21 @@ struct WebGateway: Sendable {
                 status: 200, fields: [.init(name: "content-type", value: "text/plain; version=0.0.4; charset=utf-8")],
                 body: Array(metrics().utf8))
         default:
-            guard let file = web.files[path] ?? web.fileLookup?(path) else { return .text(404, "not found\n") }
-            return WebResponse(
-                status: 200,
-                fields: [
-                    .init(name: "content-type", value: file.contentType),
-                    .init(name: "cache-control", value: file.cacheControl),
-                    .init(name: "x-content-type-options", value: "nosniff"),
-                ],
-                body: file.bytes)
+            guard let file = web.files[path] else { return nil }
+            return Self.fileResponse(file)
         }
+    }
+
+    private static func fileResponse(_ file: WebFile?) -> WebResponse {
+        guard let file else { return .text(404, "not found\n") }
+        return WebResponse(
+            status: 200,
+            fields: [
+                .init(name: "content-type", value: file.contentType),
+                .init(name: "cache-control", value: file.cacheControl),
+                .init(name: "x-content-type-options", value: "nosniff"),
+            ],
+            body: file.bytes)
     }
 
     private func preflight(_ head: HTTP1RequestHead) -> WebResponse {
