@@ -102,30 +102,29 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     // MARK: Timers
 
-    /// Pings a silent peer and closes the connection if nothing comes back in time.
-    private func armKeepalive() {
-        guard let interval = core.configuration.keepaliveInterval, !isClosed else { return }
+    /// Runs the keepalive timer (the machine pings a silent peer and closes the connection if
+    /// nothing comes back in time).
+    private func armKeepalive(at instant: ContinuousClock.Instant? = nil) {
+        guard !isClosed, let next = instant ?? machine.nextKeepaliveCheck(now: .now, lastReadAt: lastReadAt)
+        else { return }
+        keepaliveTimer?.cancel()
         // The timers of a connection hold it strongly and are cancelled (their closures
         // dropped) when it closes. A weak reference would give the connection a side table, and
         // from then on every retain and release of it, several per request header, would take
         // the runtime's slow path: about a tenth of a small call's CPU.
-        keepaliveTimer = loop.schedule(at: max(lastReadAt + interval, .now + interval / 8)) { [self] in
+        keepaliveTimer = loop.schedule(at: next) { [self] in
             guard !self.isClosed, let session = self.session else { return }
-            if ContinuousClock.now - self.lastReadAt < interval {
-                self.armKeepalive()
-                return
-            }
-            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
-            self.loop.markDirty(self)
-            let pingedAt = ContinuousClock.now
-            self.keepaliveTimer = self.loop.schedule(at: pingedAt + self.core.configuration.keepaliveTimeout) {
-                [self] in
-                guard !self.isClosed else { return }
-                if self.lastReadAt < pingedAt {
-                    self.close()
-                } else {
-                    self.armKeepalive()
-                }
+            switch self.machine.keepaliveTimerFired(now: .now, lastReadAt: self.lastReadAt) {
+            case .none:
+                break
+            case .rearm(let instant):
+                self.armKeepalive(at: instant)
+            case .ping(let checkAt):
+                nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+                self.loop.markDirty(self)
+                self.armKeepalive(at: checkAt)
+            case .close:
+                self.close()
             }
         }
     }
@@ -225,10 +224,9 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         case H2.ping:
             if header.flags & H2.ack == 0 {
                 if machine.pingReceived(at: .now) == .enhanceYourCalm { calmDown() }
-            } else if keepaliveTimer != nil {
-                // Our keepalive PING came back: start the next interval now.
-                keepaliveTimer?.cancel()
-                armKeepalive()
+            } else if let next = machine.pingAcknowledged(now: .now, lastReadAt: lastReadAt) {
+                // Our keepalive PING came back: the next interval starts now.
+                armKeepalive(at: next)
             }
         case H2.rstStream:
             if machine.resetReceived(at: .now) == .enhanceYourCalm { calmDown() }
