@@ -59,7 +59,7 @@ public final class HealthService: Sendable {
                 }
                 return Health.CheckResponse(status: status)
             },
-            .serverStreaming(MethodPaths.Health.watch) {
+            .serverStreaming(MethodPaths.Health.watch, execution: .onLoop) {
                 (request: Health.CheckRequest, _, sink: MessageSink<Health.CheckResponse>) in
                 for await status in self.watch(request.service) {
                     try await sink.send(Health.CheckResponse(status: status))

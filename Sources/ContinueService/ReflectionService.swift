@@ -29,7 +29,9 @@ public struct ReflectionService: Sendable {
     /// same messages on the wire.
     public var methods: [ServerMethod] {
         [MethodPaths.ServerReflection.v1, MethodPaths.ServerReflection.v1alpha].map { path in
-            ServerMethod(streamingPath: path, kind: .bidirectionalStreaming, maxRequestBytes: 64 << 10) {
+            ServerMethod(
+                streamingPath: path, kind: .bidirectionalStreaming, maxRequestBytes: 64 << 10, execution: .offLoop
+            ) {
                 [responder] requests, _, writer in
                 var sent = Set<String>()
                 for try await bytes in requests {

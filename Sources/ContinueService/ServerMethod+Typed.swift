@@ -10,13 +10,15 @@ extension ServerMethod {
     /// - Parameters:
     ///   - path: "/package.Service/Method".
     ///   - maxRequestBytes: The receive limit for this method.
+    ///   - execution: Which thread runs the handler and whether it may block, stated by every
+    ///     registration (see `ServerMethod.Execution`).
     ///   - body: The handler.
     /// - Returns: The method to hand to `GRPCServer`.
     package static func unary<Request: ProtoJSONMessage, Response: ProtoJSONMessage>(
-        _ path: String, maxRequestBytes: Int = 4 << 20,
+        _ path: String, maxRequestBytes: Int = 4 << 20, execution: Execution,
         _ body: @escaping @Sendable (Request, ServerContext) async throws -> Response
     ) -> ServerMethod {
-        var method = ServerMethod(path: path, kind: .unary, maxRequestBytes: maxRequestBytes) {
+        var method = ServerMethod(path: path, kind: .unary, maxRequestBytes: maxRequestBytes, execution: execution) {
             bytes, context, writer in
             let request: Request = try decode(bytes)
             let response = try await body(request, context)
@@ -27,8 +29,8 @@ extension ServerMethod {
     }
 
     /// A unary method answered synchronously on the connection's event loop (see
-    /// `ServerMethod.SynchronousUnaryHandler`): for handlers that never wait and take microseconds,
-    /// such as a health check, a sheet query or resolving a link.
+    /// `ServerMethod.SynchronousUnaryHandler`; its execution is `.onLoop`): for handlers that never
+    /// wait and take microseconds, such as a health check, a sheet query or resolving a link.
     ///
     /// - Parameters:
     ///   - path: "/package.Service/Method".
@@ -39,7 +41,7 @@ extension ServerMethod {
         _ path: String, maxRequestBytes: Int = 4 << 20,
         _ body: @escaping @Sendable (Request, ServerContext) throws(RPCError) -> Response
     ) -> ServerMethod {
-        var method = ServerMethod(unaryPath: path, maxRequestBytes: maxRequestBytes) {
+        var method = ServerMethod(unaryPath: path, maxRequestBytes: maxRequestBytes, execution: .onLoop) {
             (bytes, context) throws(RPCError) in
             let request: Request = try decode(bytes)
             return try body(request, context).serializedBytes()
@@ -53,13 +55,17 @@ extension ServerMethod {
     /// - Parameters:
     ///   - path: "/package.Service/Method".
     ///   - maxRequestBytes: The receive limit for this method.
+    ///   - execution: Which thread runs the handler and whether it may block (see
+    ///     `ServerMethod.Execution`).
     ///   - body: The handler; it sends each response through the sink it is given.
     /// - Returns: The method to hand to `GRPCServer`.
     package static func serverStreaming<Request: ProtoJSONMessage, Response: ProtoJSONMessage>(
-        _ path: String, maxRequestBytes: Int = 4 << 20,
+        _ path: String, maxRequestBytes: Int = 4 << 20, execution: Execution,
         _ body: @escaping @Sendable (Request, ServerContext, MessageSink<Response>) async throws -> Void
     ) -> ServerMethod {
-        var method = ServerMethod(path: path, kind: .serverStreaming, maxRequestBytes: maxRequestBytes) {
+        var method = ServerMethod(
+            path: path, kind: .serverStreaming, maxRequestBytes: maxRequestBytes, execution: execution
+        ) {
             bytes, context, writer in
             let request: Request = try decode(bytes)
             try await body(request, context, MessageSink(writer: writer))

@@ -77,8 +77,11 @@ public struct VisualSearchService: Sendable {
     /// The sheet query: answered from raw bytes (its cache is keyed by them), in JSON too, and
     /// callable with GET.
     private var queryMethod: ServerMethod {
+        // Microseconds from the cache or the index: answered on the loop (a pixel buffer over
+        // 64 KiB starts in a task all the same).
         var method = ServerMethod(
-            unaryPath: MethodPaths.VisualSearch.query, maxRequestBytes: Self.descriptorReceiveLimit
+            unaryPath: MethodPaths.VisualSearch.query, maxRequestBytes: Self.descriptorReceiveLimit,
+            execution: .onLoop
         ) {
             (bytes, _) throws(RPCError) in try answerQuery(bytes)
         }
@@ -87,19 +90,21 @@ public struct VisualSearchService: Sendable {
         return method
     }
 
-    /// The methods to serve.
+    /// The methods to serve, each with where it runs. None blocks a thread: session stores and
+    /// catalog writes and reads do their I/O on lanes of their own and suspend meanwhile, so
+    /// every handler starts on the loop (`.onLoop`) and leaves it at its first suspension.
     public var methods: [ServerMethod] {
         typealias Paths = MethodPaths.VisualSearch
         return [
             queryMethod,
-            .serverStreaming(Paths.streamQuery, maxRequestBytes: Self.descriptorReceiveLimit) {
+            .serverStreaming(Paths.streamQuery, maxRequestBytes: Self.descriptorReceiveLimit, execution: .onLoop) {
                 (request: SearchAPI.QueryRequest, _, sink: MessageSink<SearchAPI.QueryResult>) in
                 let converted = try SearchSession.QueryRequest(request)
                 for try await result in sessions.engine.streamQuery(converted, linker: linker) {
                     try await sink.send(SearchAPI.QueryResult(result))
                 }
             },
-            .unary(Paths.capture, maxRequestBytes: Self.descriptorReceiveLimit) {
+            .unary(Paths.capture, maxRequestBytes: Self.descriptorReceiveLimit, execution: .onLoop) {
                 (request: CaptureRequest, _) -> SearchAPI.SearchState in
                 let descriptor = try SearchSession.Descriptor(request.descriptor)
                 let state = try await sessions.capture(
@@ -107,7 +112,7 @@ public struct VisualSearchService: Sendable {
                     maxDistance: request.maxDistance, linker: linker)
                 return SearchAPI.SearchState(state)
             },
-            .unary(Paths.search) { (request: SearchAPI.SearchRequest, _) -> SearchAPI.SearchState in
+            .unary(Paths.search, execution: .onLoop) { (request: SearchAPI.SearchRequest, _) -> SearchAPI.SearchState in
                 let converted = try SearchSession.SearchRequest(request)
                 return SearchAPI.SearchState(try await sessions.search(converted, linker: linker))
             },
@@ -117,7 +122,7 @@ public struct VisualSearchService: Sendable {
             .unaryOnLoop(Paths.link) { (request: LinkRequest, _) throws(RPCError) -> LinkResponse in
                 try link(request)
             },
-            .unary(Paths.upsertEntities, maxRequestBytes: Self.descriptorReceiveLimit) {
+            .unary(Paths.upsertEntities, maxRequestBytes: Self.descriptorReceiveLimit, execution: .onLoop) {
                 (request: UpsertEntitiesRequest, context) -> CatalogUpdateResponse in
                 try writeGuard.check(context)
                 let entities = request.entities.map(SearchSession.Entity.init)
@@ -126,7 +131,8 @@ public struct VisualSearchService: Sendable {
                         try catalogWriter.upsert(entities)
                     })
             },
-            .unary(Paths.deleteEntities) { (request: DeleteEntitiesRequest, context) -> CatalogUpdateResponse in
+            .unary(Paths.deleteEntities, execution: .onLoop) {
+                (request: DeleteEntitiesRequest, context) -> CatalogUpdateResponse in
                 try writeGuard.check(context)
                 let refs = request.entities.map { SearchSession.EntityRef(type: $0.type, id: $0.id) }
                 return CatalogUpdateResponse(
@@ -134,7 +140,7 @@ public struct VisualSearchService: Sendable {
                         try catalogWriter.delete(refs)
                     })
             },
-            .unary(Paths.catalogInfo) { (_: CatalogInfoRequest, _) -> CatalogInfoResponse in
+            .unary(Paths.catalogInfo, execution: .onLoop) { (_: CatalogInfoRequest, _) -> CatalogInfoResponse in
                 // A pass over the whole catalog: on a lane of its own, never on a search thread.
                 try await catalogReads.run { [engine = sessions.engine, catalogWriter] in
                     let snapshot = engine.snapshot
@@ -150,7 +156,7 @@ public struct VisualSearchService: Sendable {
                 return RouteExplanation(
                     explaining: request.url, on: router, limit: Int(request.limit == 0 ? 3 : request.limit))
             },
-            .unary(Paths.checkRoutes) { (_: CheckRoutesRequest, _) -> RouteCheck in
+            .unary(Paths.checkRoutes, execution: .onLoop) { (_: CheckRoutesRequest, _) -> RouteCheck in
                 let snapshot = sessions.engine.snapshot
                 return RouteCheck(router: router, entityTypes: snapshot.entityTypes, entityCount: snapshot.count)
             },

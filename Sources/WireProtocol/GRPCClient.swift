@@ -62,16 +62,7 @@ public final class GRPCClient: Sendable {
         path: String, request: [UInt8], metadata: Metadata = [:], options: CallOptions = .init()
     ) async throws -> ResponseStream {
         let call = try makeCall(path: path, request: request, metadata: metadata, options: options)
-        let core = self.core
-        let state = ResponseStreamState()
-        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        call.sink = .stream(continuation, state)
-        let cancel: @Sendable () -> Void = { core.loop.execute { core.cancel(call) } }
-        continuation.onTermination = { termination in
-            if case .cancelled = termination { cancel() }
-        }
-        core.loop.execute { core.start(call) }
-        return ResponseStream(messages: stream, state: state, client: self, cancel: cancel)
+        return start(streaming: call)
     }
 
     /// Makes a bidirectional-streaming call.
@@ -84,25 +75,11 @@ public final class GRPCClient: Sendable {
     public func bidirectionalStreaming(
         path: String, metadata: Metadata = [:], options: CallOptions = .init()
     ) -> StreamingCall {
-        let configuration = core.configuration
-        let compression = options.compression ?? configuration.requestCompression
-        let call = ClientCall(
-            path: path, metadata: metadata, timeout: options.timeout,
-            requestEncoding: compression == .identity ? nil : compression, requestBytes: [],
-            maxReceive: options.maxReceiveMessageBytes ?? configuration.maxReceiveMessageBytes,
-            streamsRequests: true)
-        let core = self.core
-        let state = ResponseStreamState()
-        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-        call.sink = .stream(continuation, state)
-        let cancel: @Sendable () -> Void = { core.loop.execute { core.cancel(call) } }
-        continuation.onTermination = { termination in
-            if case .cancelled = termination { cancel() }
-        }
-        core.loop.execute { core.start(call) }
+        let compression = options.compression ?? core.configuration.requestCompression
+        let call = newCall(path: path, metadata: metadata, options: options, requestBytes: [], streamsRequests: true)
+        let responses = start(streaming: call)
         return StreamingCall(
-            requests: RequestSender(call: call, core: core, compression: compression),
-            responses: ResponseStream(messages: stream, state: state, client: self, cancel: cancel))
+            requests: RequestSender(call: call, core: core, compression: compression), responses: responses)
     }
 
     /// Makes a client-streaming call: `send` sends the requests, then the call waits for the one
@@ -149,20 +126,45 @@ public final class GRPCClient: Sendable {
         }
     }
 
+    /// A call with one request message, framed (and compressed) now.
     private func makeCall(path: String, request: [UInt8], metadata: Metadata, options: CallOptions) throws -> ClientCall
     {
-        let configuration = core.configuration
-        let compression = options.compression ?? configuration.requestCompression
+        let compression = options.compression ?? core.configuration.requestCompression
         let framed: [UInt8]
         do {
             framed = try Envelope.frame(request, compression: compression)
         } catch {
             throw RPCError(code: .internalError, message: "compression failed", cause: error)
         }
+        return newCall(path: path, metadata: metadata, options: options, requestBytes: framed, streamsRequests: false)
+    }
+
+    /// A call with this client's defaults where `options` leave them open.
+    private func newCall(
+        path: String, metadata: Metadata, options: CallOptions, requestBytes: [UInt8], streamsRequests: Bool
+    ) -> ClientCall {
+        let configuration = core.configuration
+        let compression = options.compression ?? configuration.requestCompression
         return ClientCall(
             path: path, metadata: metadata, timeout: options.timeout,
-            requestEncoding: compression == .identity ? nil : compression, requestBytes: framed,
-            maxReceive: options.maxReceiveMessageBytes ?? configuration.maxReceiveMessageBytes)
+            requestEncoding: compression == .identity ? nil : compression, requestBytes: requestBytes,
+            maxReceive: options.maxReceiveMessageBytes ?? configuration.maxReceiveMessageBytes,
+            streamsRequests: streamsRequests)
+    }
+
+    /// Starts `call` with its responses going to the returned stream; cancelling the stream's
+    /// iteration cancels the call.
+    private func start(streaming call: ClientCall) -> ResponseStream {
+        let core = self.core
+        let state = ResponseStreamState()
+        let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        call.sink = .stream(continuation, state)
+        let cancel: @Sendable () -> Void = { core.loop.execute { core.cancel(call) } }
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { cancel() }
+        }
+        core.loop.execute { core.start(call) }
+        return ResponseStream(messages: stream, state: state, client: self, cancel: cancel)
     }
 }
 

@@ -99,6 +99,8 @@ final class ServerCore: @unchecked Sendable {
     let plainResponseHeaders: FixedHeaders
     /// The trailers of a call that ends OK without trailing metadata.
     let okTrailers = FixedHeaders([("grpc-status", "0")])
+    /// Where handlers that may block run (no thread until one does).
+    let blockingExecutor: BlockingExecutor
     private let state = Mutex(State())
     private(set) var loops: [EventLoop] = []
     private let nextLoop = Atomic<Int>(0)
@@ -106,6 +108,7 @@ final class ServerCore: @unchecked Sendable {
     init(configuration: ServerConfiguration, methods: [ServerMethod]) {
         self.configuration = configuration
         self.methods = MethodTable(methods)
+        blockingExecutor = BlockingExecutor(maximumThreads: max(1, configuration.maxBlockingThreads))
         var encodings = configuration.enabledCompression
         if !encodings.contains(.identity) { encodings.insert(.identity, at: 0) }
         acceptEncodingHeader = encodings.map(\.name).joined(separator: ",")
@@ -233,6 +236,12 @@ final class ServerCore: @unchecked Sendable {
             let left = running[peer, default: 1] - 1
             running[peer] = left > 0 ? left : nil
         }
+    }
+
+    /// The task executor a handler of `method` runs on: the blocking pool for `.mayBlock`, none
+    /// (the cooperative pool) otherwise.
+    func executor(for method: ServerMethod) -> (any TaskExecutor)? {
+        method.execution == .mayBlock ? blockingExecutor : nil
     }
 
     /// The peer a connection's calls count against: its address without the port ("ipv4:1.2.3.4",

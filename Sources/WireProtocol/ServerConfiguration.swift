@@ -71,6 +71,9 @@ public struct ServerConfiguration: Sendable {
     /// handlers do long synchronous work before their first `await`, which would hold up the
     /// other connections of that loop.
     public var startHandlersInline: Bool
+    /// The most threads running handlers registered `ServerMethod.Execution.mayBlock` (and the
+    /// web side's file reads) at once; the threads start as such work arrives and end when idle.
+    public var maxBlockingThreads = 16
     /// The longest an event loop keeps polling for I/O without sleeping (`epoll_wait` with a zero
     /// timeout, yielding the core to any other runnable thread) after it last had something to do.
     ///
@@ -80,10 +83,11 @@ public struct ServerConfiguration: Sendable {
     /// back to back it polls, with sparse calls or none it sleeps at once (see
     /// `AdaptivePollWindow`). `.zero` turns polling off.
     public var busyPollWindow: Duration
-    /// Told about every gRPC call when it ends (for a call log or metrics); `nil` skips the
-    /// bookkeeping. Requests answered with a bare HTTP status (405, 415) are not gRPC calls.
+    /// Told about every call when it ends, gRPC, Connect or gRPC-Web (for a call log or
+    /// metrics); `nil` skips the bookkeeping. Web requests that call no method (`/healthz`,
+    /// files, refusals answered with an HTTP status alone) are not calls.
     public var callObserver: CallObserver?
-    /// What the port answers besides gRPC over HTTP/2 (HTTP/1.1: Connect, gRPC-Web, health,
+    /// What the port answers besides gRPC (over HTTP/1.1 and HTTP/2: Connect, gRPC-Web, health,
     /// metrics, files).
     public var web: WebConfiguration
 

@@ -16,6 +16,26 @@ public struct ServerMethod: Sendable {
         public var streamsRequests: Bool { self == .clientStreaming || self == .bidirectionalStreaming }
     }
 
+    /// Which thread runs a method's handler, and whether it may block: stated where the method
+    /// is registered, honoured by the server for gRPC, Connect and gRPC-Web calls alike.
+    public enum Execution: Sendable, Hashable {
+        /// On the connection's event loop when the server starts handlers inline
+        /// (`ServerConfiguration.startHandlersInline`) and the request is small (64 KiB at most):
+        /// a synchronous handler answers there, an async one runs there until it first
+        /// suspends; in a task on the cooperative pool otherwise. For handlers that take
+        /// microseconds and never block: every other connection of that loop waits meanwhile.
+        /// A streaming-request handler waits for the network, so it always runs in a task.
+        case onLoop
+        /// In a task on Swift's cooperative pool, never on an event loop: for handlers that
+        /// compute for longer or await other work, and never block a thread.
+        case offLoop
+        /// On a thread of the server's blocking pool (`ServerConfiguration.maxBlockingThreads`),
+        /// never on an event loop or the cooperative pool, whose threads every task shares: for
+        /// handlers that block (disk or file I/O, fsync, a C library's blocking call, a lock held
+        /// by slow work). An async handler's awaits come back to that pool.
+        case mayBlock
+    }
+
     /// Handles one call.
     ///
     /// Returning normally ends the call with OK (a unary handler must have written exactly one
@@ -65,6 +85,8 @@ public struct ServerMethod: Sendable {
     /// Whether Connect clients may call it with GET (the message in the query): for methods
     /// without side effects, whose answers a browser or proxy may cache.
     public var allowsGET = false
+    /// Which thread runs the handler, and whether it may block.
+    public var execution: Execution
 
     /// Handles one unary call without suspending: takes the request, returns the response message.
     ///
@@ -76,10 +98,21 @@ public struct ServerMethod: Sendable {
         @Sendable (_ request: [UInt8], _ context: ServerContext) throws(RPCError) -> [UInt8]
 
     /// Creates a method.
-    public init(path: String, kind: Kind, maxRequestBytes: Int = 4 << 20, handler: @escaping Handler) {
+    ///
+    /// - Parameters:
+    ///   - path: "/package.Service/Method".
+    ///   - kind: `.unary` or `.serverStreaming`.
+    ///   - maxRequestBytes: The largest request message accepted.
+    ///   - execution: Which thread runs the handler (see ``Execution``).
+    ///   - handler: The handler (see ``Handler``).
+    public init(
+        path: String, kind: Kind, maxRequestBytes: Int = 4 << 20, execution: Execution = .onLoop,
+        handler: @escaping Handler
+    ) {
         self.path = path
         self.kind = kind
         self.maxRequestBytes = maxRequestBytes
+        self.execution = execution
         self.handler = handler
     }
 
@@ -92,15 +125,18 @@ public struct ServerMethod: Sendable {
     ///   - path: "/package.Service/Method".
     ///   - kind: `.clientStreaming` or `.bidirectionalStreaming`.
     ///   - maxRequestBytes: The largest request message accepted.
+    ///   - execution: Which thread runs the handler (see ``Execution``; `.onLoop` is taken as
+    ///     `.offLoop`, since the handler waits for the network).
     ///   - streamingHandler: The handler (see ``StreamingHandler``).
     public init(
-        streamingPath path: String, kind: Kind, maxRequestBytes: Int = 4 << 20,
+        streamingPath path: String, kind: Kind, maxRequestBytes: Int = 4 << 20, execution: Execution = .offLoop,
         streamingHandler: @escaping StreamingHandler
     ) {
         precondition(kind.streamsRequests, "a method with one request message takes a Handler")
         self.path = path
         self.kind = kind
         self.maxRequestBytes = maxRequestBytes
+        self.execution = execution
         handler = { _, context, _ in
             throw RPCError(code: .unimplemented, message: "\(context.path) takes a stream of requests")
         }
@@ -109,12 +145,16 @@ public struct ServerMethod: Sendable {
 
     /// Creates a unary method answered by a synchronous handler (see ``SynchronousUnaryHandler``).
     ///
-    /// Without inline handlers the server runs it in a task like any other handler.
-    public init(unaryPath path: String, maxRequestBytes: Int = 4 << 20, synchronous: @escaping SynchronousUnaryHandler)
-    {
+    /// Without inline handlers, or with an execution other than `.onLoop`, the server runs it in
+    /// a task like any other handler (on the blocking pool for `.mayBlock`).
+    public init(
+        unaryPath path: String, maxRequestBytes: Int = 4 << 20, execution: Execution = .onLoop,
+        synchronous: @escaping SynchronousUnaryHandler
+    ) {
         self.path = path
         kind = .unary
         self.maxRequestBytes = maxRequestBytes
+        self.execution = execution
         handler = { request, context, writer in try await writer.write(synchronous(request, context)) }
         synchronousHandler = synchronous
     }

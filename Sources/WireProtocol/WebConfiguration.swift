@@ -1,18 +1,21 @@
-/// What a server's port answers besides gRPC over HTTP/2, for browsers, `curl` and load
-/// balancers: HTTP/1.1 requests carrying Connect (unary, JSON or protobuf, POST or GET) and
-/// gRPC-Web calls to the same methods, `GET /healthz`, `GET /metrics`, and files.
+/// What a server's port answers besides gRPC, for browsers, `curl`, proxies and load
+/// balancers: Connect (unary, JSON or protobuf, POST or GET) and gRPC-Web calls to the same
+/// methods, `GET /healthz`, `GET /metrics`, and files, over HTTP/1.1 and HTTP/2 alike.
 ///
-/// The first bytes of a connection decide: the HTTP/2 preface makes it gRPC, anything else is
-/// read as HTTP/1.1.
+/// The first bytes of a connection decide: the HTTP/2 preface makes it HTTP/2, anything else is
+/// read as HTTP/1.1. On HTTP/2, a request that is not gRPC (not a POST with a gRPC content type)
+/// is answered as the same request over HTTP/1.1 would be.
 public struct WebConfiguration: Sendable {
-    /// Whether HTTP/1.1 is served at all; `false` closes connections that are not HTTP/2.
-    public var servesHTTP1: Bool
+    /// Whether anything but gRPC is served: `false` closes connections that are not HTTP/2 and
+    /// answers an HTTP/2 request that is not gRPC with a bare 405 or 415.
+    public var isEnabled: Bool
     /// Web pages from these origins may call the methods besides the server's own pages
     /// (`https://app.example`; `*` for any). The default is the same origin only.
     public var allowedOrigins: Set<String>
     /// Files by request path (`/`, `/app.js`).
     public var files: [String: WebFile]
     /// Files found per request for paths not in `files` (a catalog's images); `nil` when none.
+    /// Called on the server's blocking pool: it may read the disk.
     public var fileLookup: (@Sendable (_ path: String) -> WebFile?)?
     /// The Prometheus text of `GET /metrics`; `nil` answers 404.
     public var metrics: (@Sendable () -> String)?
@@ -25,12 +28,12 @@ public struct WebConfiguration: Sendable {
     public var maxRequestBodyBytes: Int
 
     public init(
-        servesHTTP1: Bool = true, allowedOrigins: Set<String> = [], files: [String: WebFile] = [:],
+        isEnabled: Bool = true, allowedOrigins: Set<String> = [], files: [String: WebFile] = [:],
         fileLookup: (@Sendable (_ path: String) -> WebFile?)? = nil, metrics: (@Sendable () -> String)? = nil,
         requestTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60),
         maxRequestBodyBytes: Int = 8 << 20
     ) {
-        self.servesHTTP1 = servesHTTP1
+        self.isEnabled = isEnabled
         self.allowedOrigins = allowedOrigins
         self.files = files
         self.fileLookup = fileLookup

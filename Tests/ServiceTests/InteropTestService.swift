@@ -11,7 +11,7 @@ struct InteropTestService {
 
     var methods: [ServerMethod] {
         [
-            .unary(Self.path + "EmptyCall") { (_: Interop.Empty, _) in Interop.Empty() },
+            .unary(Self.path + "EmptyCall", execution: .onLoop) { (_: Interop.Empty, _) in Interop.Empty() },
             ServerMethod(path: Self.path + "UnaryCall", kind: .unary, maxRequestBytes: 8 << 20) {
                 bytes, context, writer in
                 let request = try Interop.SimpleRequest(serializedBytes: bytes)

@@ -104,6 +104,33 @@ import WireProtocol
         #expect(stored.labels.map(\.text) == ["rock"])
     }
 
+    @Test("/metrics of a serve on Redis: sessions created, and the Redis commands that failed while it was down")
+    func metricsCountRedisSessionsAndFailures() async throws {
+        let redis = try await RedisServerProcess()
+        defer { redis.stop() }
+        let server = try ServerProcess(["--store", redis.address.description, "--log-level", "error"])
+        defer { server.send(SIGKILL) }
+        let label = #"{store="redis"}"#
+        let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: server.port))
+        for _ in 0..<3 { _ = try await client.capture(CaptureRequest(descriptor: Self.labels("rock"))) }
+        let healthy = try await MetricsScrape.fetch(port: server.port)
+        #expect(healthy.value("vi_continue_sessions_created_total" + label) == 3, "\(healthy.text)")
+        #expect(healthy.value("vi_continue_redis_failed_commands_total" + label) == 0)
+        #expect(healthy.value("vi_continue_sessions_stored" + label) == nil, "Redis keeps that count, not serve")
+
+        await redis.kill()
+        for _ in 0..<2 {
+            await #expect(throws: RPCError.self) {
+                try await client.capture(CaptureRequest(descriptor: Self.labels("rock")))
+            }
+        }
+        await client.close()
+        let failing = try await MetricsScrape.fetch(port: server.port)
+        #expect(failing.value("vi_continue_sessions_created_total" + label) == 3, "\(failing.text)")
+        // Each failed Capture is one SET with no answer; the purge loop's PINGs may add more.
+        #expect((failing.value("vi_continue_redis_failed_commands_total" + label) ?? 0) >= 2, "\(failing.text)")
+    }
+
     @Test("serve refuses a malformed Redis address with exit 2 and the reason")
     func malformedRedisAddress() async throws {
         let process = Process()

@@ -109,8 +109,15 @@ import Testing
         }
     }
 
+    /// The port's web protocols switched off: HTTP/2 is then for gRPC alone.
+    static var gRPCOnly: ServerConfiguration {
+        var configuration = ServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), eventLoopCount: 2)
+        configuration.web.isEnabled = false
+        return configuration
+    }
+
     @Test func aNonGRPCContentTypeIs415() async throws {
-        try await withServer { _, addresses in
+        try await withServer(Self.gRPCOnly) { _, addresses in
             let raw = try RawH2Client(port: addresses.tcpPort!)
             let reply = try await raw.call(
                 path: "/test.Echo/Unary", body: [0, 0, 0, 0, 0], replace: ["content-type": "application/json"])
@@ -122,7 +129,7 @@ import Testing
     }
 
     @Test func aMethodOtherThanPOSTIs405() async throws {
-        try await withServer { _, addresses in
+        try await withServer(Self.gRPCOnly) { _, addresses in
             let raw = try RawH2Client(port: addresses.tcpPort!)
             let reply = try await raw.call(path: "/test.Echo/Unary", body: [], replace: [":method": "PUT"])
             #expect(reply.httpStatus == 405)

@@ -115,3 +115,76 @@ import Testing
         #expect(Self.machine(idleTimeout: nil).nextIdleCheck(now: Self.start, hasStreams: false) == nil)
     }
 }
+
+/// The keepalive timer's rules, with time passed in: a silent peer is pinged after an interval
+/// and closed when nothing comes back within the timeout.
+@Suite struct KeepaliveStateMachineTests {
+    typealias Machine = ServerConnectionStateMachine
+
+    static let start = ContinuousClock.now
+
+    static func machine(interval: Duration? = .seconds(60), timeout: Duration = .seconds(20)) -> Machine {
+        var configuration = ServerConfiguration()
+        configuration.keepaliveInterval = interval
+        configuration.keepaliveTimeout = timeout
+        return Machine(limits: .init(configuration), now: start)
+    }
+
+    @Test("without keepalive there is no timer and a stray firing does nothing")
+    func noKeepalive() {
+        var machine = Self.machine(interval: nil)
+        #expect(machine.nextKeepaliveCheck(now: Self.start, lastReadAt: Self.start) == nil)
+        #expect(machine.keepaliveTimerFired(now: Self.start + .seconds(600), lastReadAt: Self.start) == .none)
+        #expect(machine.pingAcknowledged(now: Self.start, lastReadAt: Self.start) == nil)
+    }
+
+    @Test("a peer heard from within the interval is not pinged: the check moves to an interval after it")
+    func trafficDefersThePing() {
+        var machine = Self.machine()
+        #expect(machine.nextKeepaliveCheck(now: Self.start, lastReadAt: Self.start) == Self.start + .seconds(60))
+        let heard = Self.start + .seconds(50)
+        #expect(
+            machine.keepaliveTimerFired(now: Self.start + .seconds(60), lastReadAt: heard)
+                == .rearm(at: heard + .seconds(60)))
+        #expect(machine.keepalivePingSentAt == nil)
+    }
+
+    @Test("the next check is never sooner than an eighth of the interval")
+    func noTightLoop() {
+        let machine = Self.machine()
+        let now = Self.start + .seconds(600)
+        #expect(machine.nextKeepaliveCheck(now: now, lastReadAt: Self.start) == now + .milliseconds(7500))
+    }
+
+    @Test("silence for an interval sends a PING; its ACK starts the next interval")
+    func pingThenAck() {
+        var machine = Self.machine()
+        let fired = Self.start + .seconds(60)
+        #expect(machine.keepaliveTimerFired(now: fired, lastReadAt: Self.start) == .ping(checkAt: fired + .seconds(20)))
+        #expect(machine.keepalivePingSentAt == fired)
+        let acked = fired + .seconds(1)
+        #expect(machine.pingAcknowledged(now: acked, lastReadAt: acked) == acked + .seconds(60))
+        #expect(machine.keepalivePingSentAt == nil)
+        #expect(machine.pingAcknowledged(now: acked, lastReadAt: acked) == nil, "one ACK per PING")
+    }
+
+    @Test("nothing from the peer within the timeout after the PING closes the connection")
+    func silentPeerIsClosed() {
+        var machine = Self.machine()
+        let fired = Self.start + .seconds(60)
+        _ = machine.keepaliveTimerFired(now: fired, lastReadAt: Self.start)
+        #expect(machine.keepaliveTimerFired(now: fired + .seconds(20), lastReadAt: Self.start) == .close)
+    }
+
+    @Test("any bytes after the PING count as an answer, ACK or not")
+    func anyBytesAnswer() {
+        var machine = Self.machine()
+        let fired = Self.start + .seconds(60)
+        _ = machine.keepaliveTimerFired(now: fired, lastReadAt: Self.start)
+        let heard = fired + .seconds(5)
+        #expect(
+            machine.keepaliveTimerFired(now: fired + .seconds(20), lastReadAt: heard)
+                == .rearm(at: heard + .seconds(60)))
+        #expect(machine.keepalivePingSentAt == nil)
+    }
+}

@@ -1,17 +1,23 @@
-"""Plain HTTP/1.1 clients of `vi-continue serve`'s port, as a browser, curl or a load balancer
+"""Plain HTTP clients of `vi-continue serve`'s port, as a browser, curl, a proxy or a load balancer
 would call it: Connect (JSON and protobuf, POST and GET), gRPC-Web (binary and text), health,
 metrics, CORS, the web shell's files and the catalog's images. Messages are checked with protobuf's
 own classes (json_format for JSON).
 
-Usage: web_client.py HOST:PORT
+Usage: web_client.py HOST:PORT [--http2]
+Over HTTP/1.1 (http.client) by default; with --http2 every request goes through
+`curl --http2-prior-knowledge` (HTTP/2 in clear, as gRPC), and a last step checks that every
+answer came over HTTP/2.
 Prints "PASS step" / "FAIL step: why" per step; exits 1 if any step failed.
 """
 
 import base64
 import http.client
 import json
+import os
 import struct
+import subprocess
 import sys
+import tempfile
 import urllib.parse
 
 import peer_steps
@@ -33,9 +39,43 @@ def request(target, method, path, body=None, headers=None):
     return result
 
 
+# The HTTP versions curl answered with, one per request made with --http2.
+curl_versions = []
+
+
+def curl_request(target, method, path, body=None, headers=None):
+    """The same request as `request`, made by curl over HTTP/2 with prior knowledge (no upgrade)."""
+    with tempfile.TemporaryDirectory() as directory:
+        head_file, body_file = os.path.join(directory, "head"), os.path.join(directory, "body")
+        command = ["curl", "-s", "--http2-prior-knowledge", "--max-time", "10", "-X", method, "-D", head_file,
+                   "-o", body_file, "-w", "%{http_version}"]
+        for name, value in (headers or {}).items():
+            command += ["-H", name + ": " + value]
+        if body is not None:
+            command += ["--data-binary", "@-"]
+        data = body.encode() if isinstance(body, str) else body
+        done = subprocess.run(command + ["http://" + target + path], input=data, capture_output=True, check=True)
+        curl_versions.append(done.stdout.decode())
+        with open(head_file, "rb") as head:
+            lines = head.read().decode().split("\r\n")
+        with open(body_file, "rb") as answer:
+            payload = answer.read()
+    status = int(lines[0].split(" ")[1])
+    fields = {}
+    for line in lines[1:]:
+        if ":" in line:
+            name, value = line.split(":", 1)
+            fields[name.strip().lower()] = value.strip()
+    return status, fields, payload
+
+
 def main():
     target = sys.argv[1]
+    http2 = "--http2" in sys.argv[2:]
     origin = "http://" + target
+    global request
+    if http2:
+        request = curl_request
 
     def connect_json_query():
         body = json.dumps({"descriptor": {"labels": [{"text": "jazz"}], "source": "SOURCE_CAMERA"}, "limit": 3})
@@ -146,10 +186,14 @@ def main():
                                         {"content-length": "5", "transfer-encoding": "chunked"})
         assert status == 400 and headers.get("connection") == "close", (status, headers, data)
 
+    def answers_came_over_http2():
+        status, _, _ = request(target, "GET", "/healthz")
+        assert status == 200 and curl_versions and set(curl_versions) == {"2"}, curl_versions
+
     failed = peer_steps.run((
         connect_json_query, connect_proto_capture_and_search, connect_get_resolve_is_cacheable, connect_errors,
         grpc_web_binary_and_text, health_and_metrics, cors_same_origin_by_default, shell_files_and_images,
-        smuggling_is_refused))
+        answers_came_over_http2 if http2 else smuggling_is_refused))
     sys.exit(1 if failed else 0)
 
 if __name__ == "__main__":

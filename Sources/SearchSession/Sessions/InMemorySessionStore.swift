@@ -10,6 +10,9 @@ public final class InMemorySessionStore: SessionStore {
         /// Ids in the order they were saved; `order[head...]` are live or already removed.
         var order: [String] = []
         var head = 0
+        var created = 0
+        var purged = 0
+        var evicted = 0
 
         /// Drops consumed ids from the front once they are half the array, so it stays
         /// proportional to the live sessions.
@@ -38,9 +41,12 @@ public final class InMemorySessionStore: SessionStore {
 
     public func save(_ record: SessionRecord) async throws(SearchError) {
         state.withLock { s in
-            if s.sessions.updateValue(record, forKey: record.id) == nil { s.order.append(record.id) }
+            if s.sessions.updateValue(record, forKey: record.id) == nil {
+                s.order.append(record.id)
+                s.created += 1
+            }
             while s.sessions.count > capacity, s.head < s.order.count {
-                s.sessions.removeValue(forKey: s.order[s.head])
+                if s.sessions.removeValue(forKey: s.order[s.head]) != nil { s.evicted += 1 }
                 s.head += 1
             }
             s.compact()
@@ -62,7 +68,15 @@ public final class InMemorySessionStore: SessionStore {
             // instead, so the queue never holds more than the live sessions.
             s.order = Array(s.order[s.head...].filter { s.sessions[$0] != nil })
             s.head = 0
+            s.purged += before - s.sessions.count
             return before - s.sessions.count
+        }
+    }
+
+    public var statistics: SessionStoreStatistics {
+        state.withLock { s in
+            SessionStoreStatistics(
+                kind: "memory", stored: s.sessions.count, created: s.created, purged: s.purged, evicted: s.evicted)
         }
     }
 }

@@ -47,6 +47,11 @@ final class RedisCommandQueue: Sendable {
     private let pending = Mutex(Pending())
     private let link = Mutex(Link.idle)
     private let lane: BlockingLane
+    private let failures = Atomic<Int>(0)
+
+    /// Commands that failed since the queue was made: those of a pipeline that got no answer
+    /// (Redis unreachable, a broken connection, a timeout) and those answered with an error.
+    var failedCommands: Int { failures.load(ordering: .relaxed) }
 
     /// Creates a queue; it connects on its first command.
     ///
@@ -100,6 +105,13 @@ final class RedisCommandQueue: Sendable {
             }
             if batch.isEmpty { return }
             let result = link.withLock { link in perform(batch.flatMap(\.commands), on: &link) }
+            switch result {
+            case .success(let replies):
+                let errors = replies.count { if case .error = $0 { true } else { false } }
+                if errors > 0 { failures.add(errors, ordering: .relaxed) }
+            case .failure:
+                failures.add(batch.reduce(0) { $0 + $1.commands.count }, ordering: .relaxed)
+            }
             var offset = 0
             for job in batch {
                 switch result {

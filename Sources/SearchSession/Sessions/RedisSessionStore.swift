@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Synchronization
 
 /// Sessions in Redis, shared by every instance that points at the same server: any of them can
 /// continue a session captured on another.
@@ -15,6 +16,8 @@ internal import Foundation
 /// service answers UNAVAILABLE) within the connect and command timeouts; the store reconnects
 /// with backoff by itself, see ``RedisCommandQueue``.
 public final class RedisSessionStore: SessionStore {
+    /// Sessions saved since the store was made.
+    private let created = Atomic<Int>(0)
     /// The server.
     public var address: RedisAddress { commands.address }
     /// What every session key starts with.
@@ -52,6 +55,7 @@ public final class RedisSessionStore: SessionStore {
         guard case .status("OK") = replies.first else {
             throw refused("SET", replies.first)
         }
+        created.add(1, ordering: .relaxed)
     }
 
     public func load(id: String, nowUnixMs: Int64) async throws(SearchError) -> SessionRecord {
@@ -89,6 +93,14 @@ public final class RedisSessionStore: SessionStore {
     public func ping() async throws(SearchError) {
         let replies = try await commands.execute([[Array("PING".utf8)]])
         guard case .status("PONG") = replies.first else { throw refused("PING", replies.first) }
+    }
+
+    /// Sessions created and Redis commands failed by this instance; how many Redis holds is not
+    /// counted (it expires them itself, and every instance shares them).
+    public var statistics: SessionStoreStatistics {
+        SessionStoreStatistics(
+            kind: "redis", stored: nil, created: created.load(ordering: .relaxed), purged: 0,
+            failedCommands: commands.failedCommands)
     }
 
     private func key(_ id: String) -> [UInt8] { Array((keyPrefix + id).utf8) }

@@ -15,6 +15,8 @@ internal import Synchronization
 public final class SQLiteSessionStore: SessionStore {
     private let connection: Mutex<SQLiteConnection>
     private let lane: BlockingLane
+    /// Rows in the table (counted at open, then kept), sessions saved and purged since open.
+    private let counts: Mutex<(stored: Int, created: Int, purged: Int)>
     /// The database file.
     public let path: String
 
@@ -33,6 +35,9 @@ public final class SQLiteSessionStore: SessionStore {
             ) WITHOUT ROWID
             """)
         try c.execute("CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions (expires_at_ms)")
+        var stored = 0
+        try c.forEachRow("SELECT COUNT(*) FROM sessions") { row throws(SearchError) in stored = Int(row.int(0)) }
+        counts = Mutex((stored, 0, 0))
         connection = Mutex(c)
         lane = BlockingLane(label: "vi-continue.sessions \(path)")
     }
@@ -55,6 +60,11 @@ public final class SQLiteSessionStore: SessionStore {
             try c.run(
                 "INSERT OR REPLACE INTO sessions (id, expires_at_ms, record) VALUES (?1, ?2, ?3)",
                 bind: [.text(id), .int(expiresAtUnixMs), .blob(blob)])
+        }
+        // Ids are random 128-bit values: a save adds a row (a replace would count one too many).
+        counts.withLock { counts in
+            counts.stored += 1
+            counts.created += 1
         }
     }
 
@@ -79,8 +89,20 @@ public final class SQLiteSessionStore: SessionStore {
         try await lane.run { [self] () throws(SearchError) in
             try connection.withLock { c throws(SearchError) in
                 try c.run("DELETE FROM sessions WHERE expires_at_ms <= ?1", bind: [.int(nowUnixMs)])
-                return c.changes
+                let deleted = c.changes
+                counts.withLock { counts in
+                    counts.stored -= deleted
+                    counts.purged += deleted
+                }
+                return deleted
             }
+        }
+    }
+
+    public var statistics: SessionStoreStatistics {
+        counts.withLock { counts in
+            SessionStoreStatistics(
+                kind: "sqlite", stored: counts.stored, created: counts.created, purged: counts.purged)
         }
     }
 }

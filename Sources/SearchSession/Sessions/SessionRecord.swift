@@ -88,6 +88,40 @@ public protocol SessionStore: Sendable {
     ///
     /// - Returns: How many were deleted.
     func purgeExpired(nowUnixMs: Int64) async throws(SearchError) -> Int
+
+    /// What the store holds and has done since it was opened, for metrics.
+    ///
+    /// Cheap and never waits for I/O: it is read on an event loop, for `GET /metrics`.
+    var statistics: SessionStoreStatistics { get }
+}
+
+/// What a session store holds and has done since it was opened (by this process).
+public struct SessionStoreStatistics: Sendable, Hashable {
+    /// The kind of store: `memory`, `sqlite` or `redis`.
+    public var kind: String
+    /// Sessions in the store now, expired ones not yet purged included; `nil` when the store
+    /// cannot tell cheaply (Redis, which expires sessions itself and is shared by instances).
+    public var stored: Int?
+    /// Sessions saved (each Capture saves one).
+    public var created: Int
+    /// Expired sessions deleted by purges.
+    public var purged: Int
+    /// Sessions dropped before their time to keep the store within its capacity (memory only).
+    public var evicted: Int
+    /// Commands sent to Redis that failed: no answer (unreachable, a broken connection, a
+    /// timeout) or an error reply; `nil` for stores that do not use Redis.
+    public var failedCommands: Int?
+
+    public init(
+        kind: String, stored: Int?, created: Int, purged: Int, evicted: Int = 0, failedCommands: Int? = nil
+    ) {
+        self.kind = kind
+        self.stored = stored
+        self.created = created
+        self.purged = purged
+        self.evicted = evicted
+        self.failedCommands = failedCommands
+    }
 }
 
 extension SearchError {

@@ -5,11 +5,14 @@ internal import Glibc
 enum RequestHeaderName {
     case method
     case path
+    /// `:authority`: kept for a request that is not gRPC (Connect, gRPC-Web, `/healthz`), whose
+    /// CORS check compares it with `Origin` as HTTP/1.1's `Host`.
+    case authority
     case contentType
     case encoding
     case acceptEncoding
     case timeout
-    /// A pseudo-header or hop-by-hop header the server ignores (`:scheme`, `:authority`, `te`).
+    /// A pseudo-header or hop-by-hop header the server ignores (`:scheme`, `te`).
     case ignored
     /// Anything else: a candidate for user metadata.
     case other
@@ -24,6 +27,8 @@ enum RequestHeaderName {
                 self = .path
             } else if Self.equal(name, ":method") {
                 self = .method
+            } else if Self.equal(name, ":authority") {
+                self = .authority
             } else {
                 self = .ignored
             }

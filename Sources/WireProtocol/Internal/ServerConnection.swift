@@ -1,5 +1,7 @@
+internal import Base64Coding
 internal import CNghttp2
 internal import Glibc
+internal import HTTP1
 
 /// The server side of one HTTP/2 connection: feeds nghttp2's callbacks, the timers and the
 /// handlers' output to the connection's and each stream's state machine, and performs the
@@ -17,6 +19,8 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     private var machine: ServerConnectionStateMachine
     private var idleTimer: LoopTimer?
     private var keepaliveTimer: LoopTimer?
+    /// Answers the requests that are not gRPC (Connect, gRPC-Web, `/healthz`…), made on the first.
+    private lazy var gateway = WebGateway(core: core)
 
     init(fd: Int32, loop: EventLoop, core: ServerCore, peer: String) {
         self.core = core
@@ -78,7 +82,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     /// Gives the socket to an `HTTP1ServerConnection` (it counts as the same connection).
     private func handOverToHTTP1(_ bytes: [UInt8]) {
-        guard core.configuration.web.servesHTTP1 else {
+        guard core.configuration.web.isEnabled else {
             close()
             return
         }
@@ -98,30 +102,29 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
 
     // MARK: Timers
 
-    /// Pings a silent peer and closes the connection if nothing comes back in time.
-    private func armKeepalive() {
-        guard let interval = core.configuration.keepaliveInterval, !isClosed else { return }
+    /// Runs the keepalive timer (the machine pings a silent peer and closes the connection if
+    /// nothing comes back in time).
+    private func armKeepalive(at instant: ContinuousClock.Instant? = nil) {
+        guard !isClosed, let next = instant ?? machine.nextKeepaliveCheck(now: .now, lastReadAt: lastReadAt)
+        else { return }
+        keepaliveTimer?.cancel()
         // The timers of a connection hold it strongly and are cancelled (their closures
         // dropped) when it closes. A weak reference would give the connection a side table, and
         // from then on every retain and release of it, several per request header, would take
         // the runtime's slow path: about a tenth of a small call's CPU.
-        keepaliveTimer = loop.schedule(at: max(lastReadAt + interval, .now + interval / 8)) { [self] in
+        keepaliveTimer = loop.schedule(at: next) { [self] in
             guard !self.isClosed, let session = self.session else { return }
-            if ContinuousClock.now - self.lastReadAt < interval {
-                self.armKeepalive()
-                return
-            }
-            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
-            self.loop.markDirty(self)
-            let pingedAt = ContinuousClock.now
-            self.keepaliveTimer = self.loop.schedule(at: pingedAt + self.core.configuration.keepaliveTimeout) {
-                [self] in
-                guard !self.isClosed else { return }
-                if self.lastReadAt < pingedAt {
-                    self.close()
-                } else {
-                    self.armKeepalive()
-                }
+            switch self.machine.keepaliveTimerFired(now: .now, lastReadAt: self.lastReadAt) {
+            case .none:
+                break
+            case .rearm(let instant):
+                self.armKeepalive(at: instant)
+            case .ping(let checkAt):
+                nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+                self.loop.markDirty(self)
+                self.armKeepalive(at: checkAt)
+            case .close:
+                self.close()
             }
         }
     }
@@ -221,10 +224,9 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         case H2.ping:
             if header.flags & H2.ack == 0 {
                 if machine.pingReceived(at: .now) == .enhanceYourCalm { calmDown() }
-            } else if keepaliveTimer != nil {
-                // Our keepalive PING came back: start the next interval now.
-                keepaliveTimer?.cancel()
-                armKeepalive()
+            } else if let next = machine.pingAcknowledged(now: .now, lastReadAt: lastReadAt) {
+                // Our keepalive PING came back: the next interval starts now.
+                armKeepalive(at: next)
             }
         case H2.rstStream:
             if machine.resetReceived(at: .now) == .enhanceYourCalm { calmDown() }
@@ -269,6 +271,10 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         case .cancelHandler(let error, let finish):
             nghttp2_session_consume(session, streamID, data.count)
             cancelHandler(stream, error, then: finish)
+        case .refuseWeb(let status, let reason, let released):
+            nghttp2_session_consume(session, streamID, data.count)
+            machine.released(released)
+            respondWeb(stream, .text(status, reason))
         }
         return 0
     }
@@ -285,6 +291,10 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         guard let stream = streams[streamID] else { return Int(H2.temporalFailure) }
         let pull = stream.machine.pullResponse(into: buffer, length: length)
         if pull.copied > 0 { stream.writer?.drained(pull.copied) }
+        if pull.finished {
+            flags.pointee |= H2.eof
+            return pull.copied
+        }
         if let end = pull.end {
             let trailers = end.isPlainOK ? HeaderBlock(core.okTrailers) : statusHeaders(end.status, end.trailing)
             trailers.withNV { nv, count in _ = nghttp2_submit_trailer(session, streamID, nv, count) }
@@ -304,14 +314,15 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
     // MARK: Requests
 
     private func requestHeadersEnded(_ stream: ServerStream) {
+        let web = core.configuration.web
         let action = stream.machine.requestHeadersEnded(
             refuseNewCalls: machine.refusesNewCalls(serverShuttingDown: core.isShuttingDown),
             enabledCompression: core.configuration.enabledCompression,
             acceptEncodingHeader: core.acceptEncodingHeader, now: .now,
-            requestBufferBytes: core.configuration.streamWriteHighWater
-        ) { admission() }
+            requestBufferBytes: core.configuration.streamWriteHighWater, admit: { admission() },
+            webBodyLimit: web.isEnabled ? web.maxRequestBodyBytes : nil)
         switch action {
-        case .none:
+        case .none, .acceptWeb:
             break
         case .respondHTTP(let status):
             var headers = HeaderBlock()
@@ -349,7 +360,48 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         case .startHandler(let start): startHandler(stream, start)
         case .endRequests: stream.requests?.finish()
         case .cancelHandler(let error, let finish): cancelHandler(stream, error, then: finish)
+        case .answerWeb(let request, let released):
+            machine.released(released)
+            answerWeb(stream, request)
         }
+    }
+
+    // MARK: Web requests
+
+    /// Hands a whole request that is not gRPC to the web gateway, as HTTP/1.1 would (the same
+    /// Connect, gRPC-Web, CORS, `/healthz`, `/metrics` and files); its answer goes out on `stream`.
+    private func answerWeb(_ stream: ServerStream, _ request: ServerStreamStateMachine.WebRequest) {
+        var fields: [HTTP1RequestHead.Field] = []
+        if let authority = request.authority { fields.append(.init(name: "host", value: authority)) }
+        if let contentType = request.contentType { fields.append(.init(name: "content-type", value: contentType)) }
+        if let timeout = request.timeout { fields.append(.init(name: "grpc-timeout", value: timeout)) }
+        for entry in stream.machine.metadata {
+            switch entry.value {
+            case .string(let value): fields.append(.init(name: entry.key, value: value))
+            case .binary(let bytes): fields.append(.init(name: entry.key, value: Base64.encode(bytes)))
+            }
+        }
+        let head = HTTP1RequestHead(
+            method: request.method, target: request.target, minorVersion: 1, fields: fields,
+            body: request.body.isEmpty ? .none : .length(request.body.count), keepAlive: true, expectsContinue: false)
+        let boundStream = LoopBound(stream, loop: loop)
+        gateway.answer(head, body: request.body, peer: peer, peerKey: peerKey, loop: loop) { [self] response in
+            respondWeb(boundStream.value, response)
+        }
+    }
+
+    /// Sends a web answer: its status and fields as HEADERS, its body as DATA, no trailers.
+    private func respondWeb(_ stream: ServerStream, _ response: WebResponse) {
+        guard !isClosed, session != nil else { return }
+        let action = stream.machine.webAnswered(body: response.body)
+        guard action != .none else { return }
+        var headers = HeaderBlock()
+        headers.add(":status", String(response.status))
+        for field in response.fields { headers.add(field.name, field.value) }
+        if response.status != 204 && response.status != 304 {
+            headers.add("content-length", String(response.body.count))
+        }
+        submitResponse(stream, headers, withData: action == .submitHeadersWithBody)
     }
 
     /// Stops a running handler with `error` (its writer, its request stream, its task), then
@@ -386,8 +438,11 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
             path: method.path, requestMetadata: stream.machine.metadata, deadline: start.deadline, peer: peer,
             acceptedCompression: accepted, requestCompression: start.requestCompression)
         // A large request (a pixel buffer) means long decoding work: that goes to the thread pool,
-        // so the loop's other connections do not wait behind it.
-        let inline = core.configuration.startHandlersInline && request.count <= Self.inlineRequestLimit
+        // so the loop's other connections do not wait behind it. A method registered to run off
+        // the loop never starts on it.
+        let inline =
+            method.execution == .onLoop && core.configuration.startHandlersInline
+            && request.count <= Self.inlineRequestLimit
         if let synchronous = method.synchronousHandler, inline {
             answer(stream, with: synchronous, request: request, context: context)
             core.callEnded(peer: peerKey)
@@ -420,28 +475,19 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         let body: @Sendable () async -> Void = { [self] in
             // The handler is done with this call whatever happens to its stream.
             defer { core.callEnded(peer: peerKey) }
+            assert(
+                method.execution != .mayBlock || BlockingExecutor.isCurrentThreadBlocking,
+                "\(method.path) may block: it must run on the blocking pool")
             var status = Status.ok
-            var errorMetadata: Metadata?
+            var errorMetadata = Metadata()
             do {
                 if let streamingCall {
                     try await streamingCall.handler(streamingCall.requests, context, writer)
                 } else {
                     try await handler(request, context, writer)
                 }
-            } catch let error as RPCError {
-                status = error.status
-                errorMetadata = error.metadata
-            } catch let error as any RPCErrorConvertible {
-                status = Status(code: error.rpcErrorCode, message: error.rpcErrorMessage)
-                errorMetadata = error.rpcErrorMetadata
-            } catch is CancellationError {
-                if let deadline, ContinuousClock.now >= deadline {
-                    status = Status(code: .deadlineExceeded, message: "deadline exceeded")
-                } else {
-                    status = Status(code: .cancelled, message: "the call was cancelled")
-                }
             } catch {
-                status = Status(code: .unknown, message: "handler failed: \(type(of: error))")
+                (status, errorMetadata) = HandlerFailure.status(of: error, deadline: deadline)
             }
             var completion = writer.finish()
             if status.code == .ok && (method.kind == .unary || method.kind == .clientStreaming)
@@ -450,7 +496,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
                 status = Status(code: .internalError, message: "a unary handler must write exactly one response")
             }
             if status.code != .ok { completion.unaryResponse = nil }
-            if let errorMetadata { completion.trailing.append(contentsOf: errorMetadata) }
+            completion.trailing.append(contentsOf: errorMetadata)
             let finalStatus = status
             let finalCompletion = completion
             if loop.inLoop {
@@ -463,7 +509,7 @@ final class ServerConnection: H2Connection, @unchecked Sendable {
         if inline, streamingCall == nil, #available(macOS 26.0, *) {
             stream.task = Task.immediate(operation: body)
         } else {
-            stream.task = Task(operation: body)
+            stream.task = Task(executorPreference: core.executor(for: method), operation: body)
         }
     }
 

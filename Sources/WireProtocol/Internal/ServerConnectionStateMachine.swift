@@ -1,6 +1,7 @@
 /// The connection-wide rules of a server connection, as a value: draining after GOAWAY, the
 /// ping-flood and rapid-reset limits, the request-byte budget shared by its streams, and what
-/// the idle timer does. Events in, verdicts out; `ServerConnection` sends the frames.
+/// the idle and keepalive timers do. Events in, verdicts out; `ServerConnection` sends the
+/// frames and runs the timers.
 ///
 /// Time is an argument of every event that needs it, so tests can replay a flood or an idle
 /// hour in microseconds.
@@ -21,6 +22,8 @@ struct ServerConnectionStateMachine {
         var resetStreamsPerSecond: Int
         var maxBufferedRequestBytes: Int
         var idleTimeout: Duration?
+        var keepaliveInterval: Duration?
+        var keepaliveTimeout: Duration
 
         init(_ configuration: ServerConfiguration) {
             maxPingsPerSecond = configuration.maxPingsPerSecond
@@ -28,7 +31,22 @@ struct ServerConnectionStateMachine {
             resetStreamsPerSecond = configuration.resetStreamsPerSecond
             maxBufferedRequestBytes = configuration.maxBufferedRequestBytesPerConnection
             idleTimeout = configuration.idleTimeout
+            keepaliveInterval = configuration.keepaliveInterval
+            keepaliveTimeout = configuration.keepaliveTimeout
         }
+    }
+
+    /// What the keepalive timer does when it fires.
+    enum KeepaliveAction: Equatable {
+        /// Nothing to check (no keepalive configured).
+        case none
+        /// The peer was heard from lately: check again at this instant.
+        case rearm(at: ContinuousClock.Instant)
+        /// The peer has been silent for an interval: send a PING and check again at this instant
+        /// (the keepalive timeout).
+        case ping(checkAt: ContinuousClock.Instant)
+        /// Nothing came back within the timeout after our PING: close the connection.
+        case close
     }
 
     /// What a flood-counted frame leads to.
@@ -67,6 +85,8 @@ struct ServerConnectionStateMachine {
     private(set) var bufferedRequestBytes = 0
     /// When a stream last began or received data; the idle timer counts from here.
     private(set) var lastActivity: ContinuousClock.Instant
+    /// When our keepalive PING went out, while its answer is awaited.
+    private(set) var keepalivePingSentAt: ContinuousClock.Instant?
 
     init(limits: Limits, now: ContinuousClock.Instant) {
         self.limits = limits
@@ -142,6 +162,46 @@ struct ServerConnectionStateMachine {
         // Never in the past: a connection busy with a long stream is checked again a full
         // timeout later rather than in a tight loop.
         return hasStreams ? now + timeout : max(lastActivity + timeout, now + timeout / 4)
+    }
+
+    /// When the keepalive timer should first fire; `nil` without keepalive.
+    ///
+    /// - Parameter lastReadAt: When bytes last arrived from the peer.
+    func nextKeepaliveCheck(now: ContinuousClock.Instant, lastReadAt: ContinuousClock.Instant)
+        -> ContinuousClock.Instant?
+    {
+        guard let interval = limits.keepaliveInterval else { return nil }
+        // Never sooner than an eighth of the interval: no tight loop of checks.
+        return max(lastReadAt + interval, now + interval / 8)
+    }
+
+    /// The keepalive timer fired: ping a peer silent for an interval, close one that did not
+    /// answer our PING within the timeout (any bytes from it count as an answer).
+    ///
+    /// - Parameter lastReadAt: When bytes last arrived from the peer.
+    mutating func keepaliveTimerFired(now: ContinuousClock.Instant, lastReadAt: ContinuousClock.Instant)
+        -> KeepaliveAction
+    {
+        guard let interval = limits.keepaliveInterval else { return .none }
+        if let pingedAt = keepalivePingSentAt {
+            if lastReadAt < pingedAt { return .close }
+            keepalivePingSentAt = nil
+        } else if now - lastReadAt >= interval {
+            keepalivePingSentAt = now
+            return .ping(checkAt: now + limits.keepaliveTimeout)
+        }
+        return .rearm(at: nextKeepaliveCheck(now: now, lastReadAt: lastReadAt) ?? now + interval)
+    }
+
+    /// A PING ACK arrived: if it answers our keepalive PING, the next interval starts now.
+    ///
+    /// - Returns: When the keepalive timer should next fire, or `nil` to leave it as it is.
+    mutating func pingAcknowledged(now: ContinuousClock.Instant, lastReadAt: ContinuousClock.Instant)
+        -> ContinuousClock.Instant?
+    {
+        guard keepalivePingSentAt != nil else { return nil }
+        keepalivePingSentAt = nil
+        return nextKeepaliveCheck(now: now, lastReadAt: lastReadAt)
     }
 
     /// The idle timer fired.

@@ -24,6 +24,15 @@ struct ServerStreamStateMachine {
         /// The status has been submitted; what is left is handing nghttp2 the queued bytes and
         /// trailers, and stopping a client that is still sending.
         case answered(Answered)
+        /// A request that is not gRPC (Connect, gRPC-Web, `/healthz`, files): its body arriving,
+        /// to be answered whole by the web gateway as over HTTP/1.1.
+        case receivingWebRequest(WebRequest)
+        /// The web gateway has the request; `requestOpen` while the client still sends (an
+        /// early refusal).
+        case answeringWebRequest(requestOpen: Bool)
+        /// The gateway's answer is going out: nghttp2 pulls its body, then the stream ends
+        /// without trailers.
+        case sendingWebResponse(WebResponseBody)
         /// nghttp2 closed the stream, or the connection went away.
         case closed
         /// Only while an event changes a payload in place.
@@ -40,6 +49,35 @@ struct ServerStreamStateMachine {
         var encodingName: String?
         var acceptEncoding: String?
         var timeoutText: String?
+        /// `:method` when it is not POST, for a web request.
+        var otherMethod: String?
+        /// `content-type` when it is not gRPC's, for a web request.
+        var otherContentType: String?
+        /// `:authority`, a web request's `Host`.
+        var authority: String?
+    }
+
+    /// A request that is not gRPC, as the web gateway reads it: the request line and the fields
+    /// HTTP/2 carries apart (the rest are in ``ServerStreamStateMachine/metadata``), and the body.
+    struct WebRequest {
+        var method: String
+        /// `:path`, with its query.
+        var target: String
+        var contentType: String?
+        var authority: String?
+        /// `grpc-timeout`, which gRPC-Web clients send.
+        var timeout: String?
+        var body: [UInt8] = []
+        /// The largest body accepted (413 above).
+        let maxBodyBytes: Int
+    }
+
+    /// The body of a web answer, as nghttp2 takes it.
+    struct WebResponseBody {
+        var bytes: [UInt8]
+        var offset = 0
+        /// The client had not ended its request when it was answered (see ``Answered``).
+        var requestOpen: Bool
     }
 
     struct ReceivingMessage {
@@ -136,7 +174,7 @@ struct ServerStreamStateMachine {
     /// has clients that went silent mid-request.
     var isReceiving: Bool {
         switch state {
-        case .receivingHeaders, .receivingMessage: true
+        case .receivingHeaders, .receivingMessage, .receivingWebRequest: true
         default: false
         }
     }
@@ -175,6 +213,8 @@ extension ServerStreamStateMachine {
         /// A streaming-request call is accepted and admitted: run the deadline timer if there is
         /// a deadline, and start the handler with an empty request stream.
         case startStreaming(CallStart)
+        /// Not a gRPC request: its body is read whole for the web gateway.
+        case acceptWeb
     }
 
     enum DataAction {
@@ -190,6 +230,9 @@ extension ServerStreamStateMachine {
         /// A request message broke a rule while the handler runs: stop the handler (close its
         /// writer, end its request stream, cancel its task) with the error, then finish.
         case cancelHandler(RPCError, then: FinishAction)
+        /// A web request cannot be read whole: answer it with this status and reason (then
+        /// ``webAnswered(body:)``), forgetting the bytes it held.
+        case refuseWeb(status: Int, reason: String, releasedBytes: Int)
     }
 
     /// What a call needs to start: the request and what the context is made of.
@@ -210,6 +253,18 @@ extension ServerStreamStateMachine {
         case endRequests
         /// The request ended inside a message: stop the handler with the error, then finish.
         case cancelHandler(RPCError, then: FinishAction)
+        /// A web request is whole: hand it to the web gateway, and forget the bytes it held.
+        case answerWeb(WebRequest, releasedBytes: Int)
+    }
+
+    /// How a web answer leaves.
+    enum WebAnswerAction: Equatable {
+        /// The stream is gone: nothing to send.
+        case none
+        /// Response HEADERS ending the stream: the answer has no body.
+        case submitHeaders
+        /// Response HEADERS with a data provider that pulls the body.
+        case submitHeadersWithBody
     }
 
     /// What the handler taking request messages leads to.
@@ -283,6 +338,8 @@ extension ServerStreamStateMachine {
         var end: ResponseEnd?
         /// Nothing to send yet: tell nghttp2 to wait.
         var deferred: Bool
+        /// The last byte of a web answer is out: end the stream with this DATA, no trailers.
+        var finished = false
     }
 }
 
@@ -304,11 +361,16 @@ extension ServerStreamStateMachine {
             return false
         }
         switch RequestHeaderName(name) {
-        case .method: head.isPost = value.elementsEqual("POST".utf8)
+        case .method:
+            head.isPost = value.elementsEqual("POST".utf8)
+            if head.isPost == false { head.otherMethod = String(decoding: value, as: UTF8.self) }
+        case .authority: head.authority = String(decoding: value, as: UTF8.self)
         case .path:
             target = methods.method(forPath: value)
             unknownPath = target == nil ? String(decoding: value, as: UTF8.self) : nil
-        case .contentType: head.hasGRPCContentType = Self.isGRPCContentType(value)
+        case .contentType:
+            head.hasGRPCContentType = Self.isGRPCContentType(value)
+            if head.hasGRPCContentType == false { head.otherContentType = String(decoding: value, as: UTF8.self) }
         case .encoding: head.encodingName = String(decoding: value, as: UTF8.self)
         case .acceptEncoding: head.acceptEncoding = String(decoding: value, as: UTF8.self)
         case .timeout: head.timeoutText = String(decoding: value, as: UTF8.self)
@@ -330,11 +392,22 @@ extension ServerStreamStateMachine {
     ///     which the stream's window is no longer granted.
     ///   - admit: Asked when a streaming-request call is about to start: `nil` lets it start, an
     ///     error answers it instead (the per-client cap).
+    ///   - webBodyLimit: With the web protocols served, the largest body of a request that is not
+    ///     gRPC (it is read for the web gateway); `nil` answers such a request 405 or 415 alone.
     mutating func requestHeadersEnded(
         refuseNewCalls: Bool, enabledCompression: [CompressionAlgorithm], acceptEncodingHeader: String,
-        now: ContinuousClock.Instant, requestBufferBytes: Int = 256 << 10, admit: () -> RPCError? = { nil }
+        now: ContinuousClock.Instant, requestBufferBytes: Int = 256 << 10, admit: () -> RPCError? = { nil },
+        webBodyLimit: Int? = nil
     ) -> HeadersAction {
         guard case .receivingHeaders(let head) = state else { return .none }
+        if let webBodyLimit, head.isPost != true || head.hasGRPCContentType != true {
+            state = .receivingWebRequest(
+                WebRequest(
+                    method: head.isPost == true ? "POST" : head.otherMethod ?? "", target: path ?? "/",
+                    contentType: head.otherContentType, authority: head.authority, timeout: head.timeoutText,
+                    maxBodyBytes: webBodyLimit))
+            return .acceptWeb
+        }
         guard head.isPost == true else {
             state = .answered(Answered(requestOpen: true))
             return .respondHTTP(status: 405)
@@ -396,6 +469,7 @@ extension ServerStreamStateMachine {
         if case .running(let running) = state, running.requests != nil {
             return receiveStreamedData(data, budget: budget)
         }
+        if case .receivingWebRequest = state { return receiveWebData(data, budget: budget) }
         guard case .receivingMessage(var receiving) = state else { return .none }
         if data.count > budget {
             return .reject(
@@ -494,9 +568,51 @@ extension ServerStreamStateMachine {
             answered.requestOpen = false
             state = .answered(answered)
             return .none
+        case .receivingWebRequest(let request):
+            state = .answeringWebRequest(requestOpen: false)
+            return .answerWeb(request, releasedBytes: request.body.count)
+        case .answeringWebRequest:
+            state = .answeringWebRequest(requestOpen: false)
+            return .none
+        case .sendingWebResponse(var response):
+            response.requestOpen = false
+            state = .sendingWebResponse(response)
+            return .none
         case .receivingHeaders, .closed, .modifying:
             return .none
         }
+    }
+
+    /// A chunk of a web request's body.
+    private mutating func receiveWebData(_ data: UnsafeBufferPointer<UInt8>, budget: Int) -> DataAction {
+        guard case .receivingWebRequest(var request) = state else { return .none }
+        let held = request.body.count
+        if held + data.count > request.maxBodyBytes {
+            state = .answeringWebRequest(requestOpen: true)
+            return .refuseWeb(
+                status: 413, reason: "the request body is larger than \(request.maxBodyBytes) bytes\n",
+                releasedBytes: held)
+        }
+        if data.count > budget {
+            state = .answeringWebRequest(requestOpen: true)
+            return .refuseWeb(
+                status: 503, reason: "too many request bytes in flight on this connection\n", releasedBytes: held)
+        }
+        state = .modifying
+        request.body.append(contentsOf: data)
+        state = .receivingWebRequest(request)
+        return .buffered(bytes: data.count)
+    }
+
+    /// The web gateway answered with `body` (empty: the answer is its head alone).
+    mutating func webAnswered(body: [UInt8]) -> WebAnswerAction {
+        guard case .answeringWebRequest(let requestOpen) = state else { return .none }
+        if body.isEmpty {
+            state = .answered(Answered(requestOpen: requestOpen))
+            return .submitHeaders
+        }
+        state = .sendingWebResponse(WebResponseBody(bytes: body, requestOpen: requestOpen))
+        return .submitHeadersWithBody
     }
 
     /// A chunk of a streaming-request call's body, while its handler runs.
@@ -662,7 +778,8 @@ extension ServerStreamStateMachine {
             running.response.pending = []
             running.response.pendingOffset = 0
             return .cancelHandler(error, then: finish(running, end: ResponseEnd(status: error.status, trailing: [:])))
-        case .receivingHeaders, .answered, .closed, .modifying:
+        case .receivingHeaders, .answered, .closed, .modifying, .receivingWebRequest, .answeringWebRequest,
+            .sendingWebResponse:
             return .none
         }
     }
@@ -713,7 +830,20 @@ extension ServerStreamStateMachine {
             answered.response = response
             state = .answered(answered)
             return Pull(copied: copied, end: end, deferred: deferred)
-        case .receivingHeaders, .receivingMessage, .closed, .modifying:
+        case .sendingWebResponse(var response):
+            state = .modifying
+            let copied = min(length, response.bytes.count - response.offset)
+            response.bytes.withUnsafeBufferPointer { source in
+                buffer.update(from: source.baseAddress! + response.offset, count: copied)
+            }
+            response.offset += copied
+            guard response.offset == response.bytes.count else {
+                state = .sendingWebResponse(response)
+                return Pull(copied: copied, end: nil, deferred: false)
+            }
+            state = .answered(Answered(requestOpen: response.requestOpen))
+            return Pull(copied: copied, end: nil, deferred: false, finished: true)
+        case .receivingHeaders, .receivingMessage, .closed, .modifying, .receivingWebRequest, .answeringWebRequest:
             return Pull(copied: 0, end: nil, deferred: true)
         }
     }
@@ -743,7 +873,10 @@ extension ServerStreamStateMachine {
                 unfinished: reason.status, cancelHandler: reason, releasedBytes: running.requests?.heldBytes ?? 0)
         case .answered(let answered):
             teardown = Teardown(unfinished: nil, cancelHandler: nil, releasedBytes: answered.heldRequestBytes)
-        case .closed, .modifying:
+        case .receivingWebRequest(let request):
+            // Not a call: a web call is observed by the gateway that runs it.
+            teardown = Teardown(unfinished: nil, cancelHandler: nil, releasedBytes: request.body.count)
+        case .answeringWebRequest, .sendingWebResponse, .closed, .modifying:
             teardown = Teardown(unfinished: nil, cancelHandler: nil, releasedBytes: 0)
         }
         state = .closed

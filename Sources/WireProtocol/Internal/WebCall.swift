@@ -1,6 +1,6 @@
 internal import Synchronization
 
-/// One call of a served method made from an HTTP/1.1 request (Connect or gRPC-Web): the
+/// One call of a served method made from a web request (Connect or gRPC-Web): the
 /// handler runs as for a gRPC call — on the loop when it is synchronous and small, in a task
 /// otherwise — its messages are collected, and `finish` is told once, on the loop.
 enum WebCall {
@@ -33,7 +33,9 @@ enum WebCall {
                     metadata: [:]))
             return
         }
-        if let synchronous = method.synchronousHandler, request.count <= ServerConnection.inlineRequestLimit {
+        if let synchronous = method.synchronousHandler, method.execution == .onLoop,
+            request.count <= ServerConnection.inlineRequestLimit
+        {
             do {
                 observed(Outcome(messages: [try synchronous(request, context)], status: .ok, metadata: [:]))
             } catch {
@@ -51,21 +53,16 @@ enum WebCall {
             loop.execute { observed(outcome) }
         }
         let writer = CollectingResponseWriter()
-        let task = Task {
+        let task = Task(executorPreference: core.executor(for: method)) {
+            assert(
+                method.execution != .mayBlock || BlockingExecutor.isCurrentThreadBlocking,
+                "\(method.path) may block: it must run on the blocking pool")
             var status = Status.ok
             var metadata: Metadata = [:]
             do {
                 try await method.handler(request, context, writer)
-            } catch let error as RPCError {
-                status = error.status
-                metadata = error.metadata
-            } catch let error as any RPCErrorConvertible {
-                status = Status(code: error.rpcErrorCode, message: error.rpcErrorMessage)
-                metadata = error.rpcErrorMetadata
-            } catch is CancellationError {
-                status = Status(code: .cancelled, message: "the call was cancelled")
             } catch {
-                status = Status(code: .unknown, message: "handler failed: \(type(of: error))")
+                (status, metadata) = HandlerFailure.status(of: error, deadline: context.deadline)
             }
             var messages = writer.messages
             if status.code == .ok && method.kind == .unary && messages.count != 1 {

@@ -2,7 +2,7 @@ internal import Base64Coding
 internal import HTTP1
 internal import WebProtocols
 
-/// An answer to one HTTP/1.1 request.
+/// An answer to one web request (HTTP/1.1, or HTTP/2 that is not gRPC).
 struct WebResponse: Sendable {
     var status: Int
     var fields: [HTTP1RequestHead.Field]
@@ -15,9 +15,10 @@ struct WebResponse: Sendable {
     }
 }
 
-/// Answers HTTP/1.1 requests on the gRPC port: CORS preflights, `/healthz`, `/metrics`, files,
-/// and the served methods in the Connect protocol (unary, JSON or protobuf, POST or GET) and in
-/// gRPC-Web (binary or text).
+/// Answers the web requests on the gRPC port, over HTTP/1.1 and HTTP/2 alike: CORS preflights,
+/// `/healthz`, `/metrics`, files, and the served methods in the Connect protocol (unary, JSON or
+/// protobuf, POST or GET) and in gRPC-Web (binary or text). An HTTP/2 request reaches it in
+/// HTTP/1.1's terms (`:authority` as `Host`), so both answer the same.
 struct WebGateway: Sendable {
     let core: ServerCore
     let cors: CORSPolicy
@@ -55,11 +56,22 @@ struct WebGateway: Sendable {
             finish(.text(path.hasPrefix("/") && path.dropFirst().contains("/") ? 404 : 405, "no such method\n"))
             return
         }
-        finish(resource(path))
+        if let response = resource(path) {
+            finish(response)
+        } else if let lookup = core.configuration.web.fileLookup {
+            // A file found per request is read from disk, which may block: on the blocking
+            // pool, never the loop; the answer goes back to the loop.
+            core.blockingExecutor.execute {
+                let response = Self.fileResponse(lookup(path))
+                loop.execute { finish(response) }
+            }
+        } else {
+            finish(Self.fileResponse(nil))
+        }
     }
 
-    /// `/healthz`, `/metrics` and files.
-    private func resource(_ path: String) -> WebResponse {
+    /// `/healthz`, `/metrics` and the files kept in memory; `nil` for a path left to `fileLookup`.
+    private func resource(_ path: String) -> WebResponse? {
         let web = core.configuration.web
         switch path {
         case "/healthz":
@@ -70,16 +82,21 @@ struct WebGateway: Sendable {
                 status: 200, fields: [.init(name: "content-type", value: "text/plain; version=0.0.4; charset=utf-8")],
                 body: Array(metrics().utf8))
         default:
-            guard let file = web.files[path] ?? web.fileLookup?(path) else { return .text(404, "not found\n") }
-            return WebResponse(
-                status: 200,
-                fields: [
-                    .init(name: "content-type", value: file.contentType),
-                    .init(name: "cache-control", value: file.cacheControl),
-                    .init(name: "x-content-type-options", value: "nosniff"),
-                ],
-                body: file.bytes)
+            guard let file = web.files[path] else { return nil }
+            return Self.fileResponse(file)
         }
+    }
+
+    private static func fileResponse(_ file: WebFile?) -> WebResponse {
+        guard let file else { return .text(404, "not found\n") }
+        return WebResponse(
+            status: 200,
+            fields: [
+                .init(name: "content-type", value: file.contentType),
+                .init(name: "cache-control", value: file.cacheControl),
+                .init(name: "x-content-type-options", value: "nosniff"),
+            ],
+            body: file.bytes)
     }
 
     private func preflight(_ head: HTTP1RequestHead) -> WebResponse {
@@ -191,7 +208,7 @@ struct WebGateway: Sendable {
                     status: 200, fields: GRPCWeb.responseFields(for: mode),
                     body: GRPCWeb.responseBytes(bytes, mode: mode)))
         }
-        // gRPC-Web over HTTP/1.1 carries one request message, whole, before any answer.
+        // A gRPC-Web call here carries one request message, whole, before any answer.
         guard !method.kind.streamsRequests else {
             answer(
                 [],

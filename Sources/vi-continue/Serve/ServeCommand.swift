@@ -108,7 +108,9 @@ enum ServeCommand {
         }
         configuration.web = web
         let serverHolder = Mutex<GRPCServer?>(nil)
-        let metrics = ServeMetrics(engine: setup.sessions.engine) { serverHolder.withLock { $0?.openConnections ?? 0 } }
+        let metrics = ServeMetrics(engine: setup.sessions.engine, store: setup.sessions.store) {
+            serverHolder.withLock { $0?.openConnections ?? 0 }
+        }
         let log = configuration.callObserver
         configuration.callObserver = { record in
             log?(record)

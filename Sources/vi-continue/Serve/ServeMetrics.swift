@@ -3,7 +3,9 @@ import Synchronization
 import WireProtocol
 
 /// What `GET /metrics` reports, in the Prometheus text format (version 0.0.4): calls by method
-/// and status, their latency as histograms, open connections, and the catalog's version and size.
+/// and status, their latency as histograms, open connections, the catalog's version and size,
+/// and the session store's counts (sessions stored, created, purged, by store kind) and, for
+/// Redis, its failed commands.
 final class ServeMetrics: Sendable {
     /// Latency bucket bounds in seconds: a sheet query takes well under a millisecond, a capture
     /// of a large catalog some milliseconds, anything past a second is a fault.
@@ -18,10 +20,12 @@ final class ServeMetrics: Sendable {
 
     private let series = Mutex<[String: Series]>([:])
     private let engine: SearchEngine
+    private let store: any SessionStore
     private let connections: @Sendable () -> Int
 
-    init(engine: SearchEngine, connections: @escaping @Sendable () -> Int) {
+    init(engine: SearchEngine, store: any SessionStore, connections: @escaping @Sendable () -> Int) {
         self.engine = engine
+        self.store = store
         self.connections = connections
     }
 
@@ -77,6 +81,35 @@ final class ServeMetrics: Sendable {
             "# TYPE vi_continue_catalog_entities gauge",
             "vi_continue_catalog_entities \(snapshot.count)",
         ]
+        lines += Self.sessionLines(store.statistics)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The session store's series, labelled with its kind; those a store does not keep are left out.
+    static func sessionLines(_ statistics: SessionStoreStatistics) -> [String] {
+        let label = #"{store="\#(statistics.kind)"}"#
+        var lines: [String] = []
+        func add(_ name: String, _ type: String, _ help: String, _ value: Int?) {
+            guard let value else { return }
+            lines += ["# HELP \(name) \(help)", "# TYPE \(name) \(type)", "\(name)\(label) \(value)"]
+        }
+        add(
+            "vi_continue_sessions_stored", "gauge",
+            "Sessions in the store now, expired ones not yet purged included (not kept for Redis).",
+            statistics.stored)
+        add(
+            "vi_continue_sessions_created_total", "counter", "Sessions saved since start (one per Capture).",
+            statistics.created)
+        add("vi_continue_sessions_purged_total", "counter", "Expired sessions deleted since start.", statistics.purged)
+        add(
+            "vi_continue_sessions_evicted_total", "counter",
+            "Sessions dropped before their time since start, to keep the memory store within --max-sessions.",
+            statistics.kind == "memory" ? statistics.evicted : nil)
+        add(
+            "vi_continue_redis_failed_commands_total", "counter",
+            "Redis commands of the session store that failed since start: no answer (unreachable, a broken "
+                + "connection, a timeout) or an error reply.",
+            statistics.failedCommands)
+        return lines
     }
 }

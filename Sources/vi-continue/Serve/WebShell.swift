@@ -28,28 +28,32 @@ enum WebShell {
 
 /// The image files a catalog's lines name (`image_file`), by entity, for the web shell.
 ///
-/// The engine keeps only the prints made from those files, so the file is read again for the
-/// names, off the event loops and after start (a large catalog must not delay serving): until
-/// that pass ends, images are simply not found.
+/// The engine keeps only the prints made from those files, so the catalog file is read again
+/// for the names, once, when the first image is asked for: serving starts without that second
+/// read (a large catalog must not delay it, nor add to a measured start), and a server nobody
+/// asks for images never reads the file twice.
 final class CatalogImages: Sendable {
-    private let paths = Mutex<[String: String]>([:])
+    private let catalogPath: String
+    /// `type/id` → image file path; `nil` until the first request reads the catalog.
+    private let paths = Mutex<[String: String]?>(nil)
 
-    /// Starts reading `catalogPath` for its image files, relative to its folder.
     init(catalogPath: String) {
-        Task.detached(priority: .utility) { [self] in
-            let found = Self.imageFiles(in: catalogPath)
-            paths.withLock { $0 = found }
-        }
+        self.catalogPath = catalogPath
     }
 
     /// The file for `/catalog-images/<type>/<id>`, read when asked (`nil`: no such image).
+    ///
+    /// The first call reads the catalog for its image files (concurrent first calls wait for
+    /// that one read); it blocks on disk, so call it off the event loops.
     func file(at requestPath: String) -> WebFile? {
         let prefix = "/catalog-images/"
         guard requestPath.hasPrefix(prefix) else { return nil }
         let key = String(requestPath.dropFirst(prefix.count)).removingPercentEncoding ?? ""
-        guard let path = paths.withLock({ $0[key] }), let data = FileManager.default.contents(atPath: path) else {
-            return nil
+        let path = paths.withLock { paths in
+            if paths == nil { paths = Self.imageFiles(in: catalogPath) }
+            return paths?[key]
         }
+        guard let path, let data = FileManager.default.contents(atPath: path) else { return nil }
         return WebFile(contentType: WebFile.contentType(ofName: path), bytes: Array(data), cacheControl: "max-age=3600")
     }
 

@@ -1,0 +1,42 @@
+import Foundation
+
+/// `GET /metrics` of a running `serve`, fetched by curl over HTTP/2 (prior knowledge), read as
+/// Prometheus text.
+struct MetricsScrape {
+    let text: String
+
+    /// Fetches the metrics; curl runs on a thread of its own, never on the cooperative pool.
+    static func fetch(port: Int) async throws -> MetricsScrape {
+        let (status, output) = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                process.arguments = [
+                    "-s", "--fail", "--max-time", "10", "--http2-prior-knowledge", "http://127.0.0.1:\(port)/metrics",
+                ]
+                let stdout = Pipe()
+                process.standardOutput = stdout
+                process.standardError = FileHandle.nullDevice
+                do {
+                    try process.run()
+                } catch {
+                    continuation.resume(returning: (Int32(-1), Data()))
+                    return
+                }
+                let data = stdout.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, data))
+            }
+        }
+        guard status == 0 else { throw PythonPeer.PeerError(message: "curl /metrics exited \(status)") }
+        return MetricsScrape(text: String(decoding: output, as: UTF8.self))
+    }
+
+    /// The value of the series written exactly `series` (name and labels), if it is there.
+    func value(_ series: String) -> Int? {
+        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Int(line.dropFirst(series.count + 1))
+        }
+        return nil
+    }
+}
