@@ -245,9 +245,10 @@ def main():
 
 def report(rows):
     print("## Labels: nDCG@10 of the sheet per catalog (in-catalog queries), without and with synonyms\n")
-    print("\"ours\" is the sheet as served: related entities (a product's brand, an album's artist) take")
-    print("every third slot after their parent, and the judgements, made from labels alone, count them")
-    print("as irrelevant; \"matches\" is the same ranking with them left out.\n")
+    print("\"ours\" is the sheet as served: related entities (a product's brand, an album's artist) of a top")
+    print("result the labels identify (a label is its title) take every third slot after it, and the")
+    print("judgements, made from labels alone, count them as irrelevant; \"matches\" is the same ranking")
+    print("with them left out.\n")
     print("| catalog | split | queries (in / out) | ours | ours matches | tantivy | FTS5 | ours − best peer "
           "| matches − best peer | ours +syn | matches +syn | tantivy +syn | FTS5 +syn | ours − best peer +syn |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
