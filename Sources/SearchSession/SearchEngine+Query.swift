@@ -4,12 +4,13 @@ extension SearchEngine {
     /// Each label matches the entities containing all of its terms (in any weighted field); the
     /// sheet is the union over labels, each weighted by its confidence. A pixel buffer is reduced
     /// and printed once with the built-in model; a client print is compared only with prints of its
-    /// model. Text and image rankings are fused by reciprocal rank. Related entities of the top
-    /// results (an album's artist, and that artist's upcoming concerts) are added, marked
-    /// ``MatchKind/related``, in every third slot after their parent, with the score of the
-    /// result before them: so the sheet mixes types, a related entity never displaces its parent
-    /// or the best direct match, scores fall down the sheet, and the sheet for a smaller limit is
-    /// a prefix of the sheet for a larger one. Nothing within threshold → `[]`.
+    /// model. Text and image rankings are fused by reciprocal rank. Related entities (an album's
+    /// artist, and that artist's upcoming concerts) come with those of the top results that the
+    /// descriptor identifies (see ``identifies(_:groups:usable:in:)``: the picture matched it, or
+    /// a label is its title), marked ``MatchKind/related``, in every third slot after their
+    /// parent, with the score of the result before them: so a related entity never displaces its
+    /// parent or the best direct match, scores fall down the sheet, and the sheet for a smaller
+    /// limit is a prefix of the sheet for a larger one. Nothing within threshold → `[]`.
     ///
     /// - Parameters:
     ///   - request: The descriptor, limit and max distance.
@@ -42,7 +43,8 @@ extension SearchEngine {
             linker: linker)
     }
 
-    /// How many of the best direct matches have their related entities surfaced.
+    /// How many of the best direct matches may have their related entities surfaced (those of
+    /// them the descriptor identifies).
     static let relatedParents = 3
     /// The most related entities a sheet surfaces: a third of the longest sheet, whatever the
     /// limit, so the candidates (and the order) do not depend on it.
@@ -136,6 +138,27 @@ extension SearchEngine {
         return snapshot.segments[si].related(of: local).compactMap { snapshot.doc(of: $0) }
     }
 
+    /// Whether the descriptor identifies a direct match, so that its related entities belong on
+    /// the sheet: the picture matched it (an image match), or a label it matched is its title
+    /// (`abbey road` for the album Abbey Road).
+    ///
+    /// A label that many entities share (`spoon`, `band`, a colour) only picks one of them first
+    /// by score; the related entities of that one (the spoon's brand, the band's albums) would
+    /// push the other matches of the label down for something the descriptor did not show.
+    static func identifies(
+        _ candidate: Candidate, groups: [TextGroup], usable: [Int], in snapshot: CatalogSnapshot
+    ) -> Bool {
+        if candidate.distance != nil { return true }
+        // A title hit is an exact hit: only those read their title.
+        guard candidate.exact else { return false }
+        let (si, local) = snapshot.locate(candidate.doc)
+        let segment = snapshot.segments[si]
+        let title = snapshot.analyzer.terms(segment.string(segment.docTitle[local]))
+        return usable.indices.contains { k in
+            candidate.matchedGroups & (1 << UInt32(k)) != 0 && groups[usable[k]].terms == title
+        }
+    }
+
     /// Builds the sheet from a ranking: primaries, their related entities, display fields.
     ///
     /// The few documents seen while following related links are kept in an array (a set would
@@ -152,12 +175,16 @@ extension SearchEngine {
             return t
         }
         let primaries = ranked
-        var related = RelatedWalk(parents: primaries.prefix(Self.relatedParents), budget: Self.relatedBudget)
+        let usable = Ranker.usableGroups(groups)
+        let parents = primaries.prefix(Self.relatedParents).filter {
+            identifies($0, groups: groups, usable: usable, in: snapshot)
+        }
+        var related = RelatedWalk(parents: parents[...], budget: Self.relatedBudget)
         // One order for every limit (the candidates above come from the longest sheet's ranking,
         // whatever the limit), cut at the limit: every third slot goes to a related entity whose
-        // parent is already shown, the others to direct matches in ranking order. So the sheet
-        // mixes types, a related entity never displaces its parent or the best direct match, and
-        // a smaller limit gives a prefix of a larger one.
+        // parent is already shown, the others to direct matches in ranking order. So a related
+        // entity never displaces its parent or the best direct match, and a smaller limit gives a
+        // prefix of a larger one.
         enum Slot {
             case primary(Int)
             case related(Int)
@@ -194,7 +221,6 @@ extension SearchEngine {
         let docs = placed
         let links = Self.links(docs, in: snapshot, linker: linker)
         let several = docs.count > 1
-        let usable = Ranker.usableGroups(groups)
         var out = [QueryResult]()
         out.reserveCapacity(docs.count)
         for (position, slot) in slots.enumerated() {
@@ -278,8 +304,8 @@ extension SearchEngine {
     }
 }
 
-/// The related entities of a sheet's best direct matches (an album's artist, that artist's
-/// upcoming concerts), in one fixed order, found only as far as they are asked for: each parent's
+/// The related entities of the sheet's identified best direct matches (an album's artist, that
+/// artist's upcoming concerts), in one fixed order, found only as far as they are asked for: each parent's
 /// neighbours one hop away, then two, skipping what was already found and what is not current.
 struct RelatedWalk {
     /// The direct matches whose related entities are surfaced, best first.

@@ -8,7 +8,9 @@ import Testing
 
     @Test("query prints the sheet: types, titles, how each matched, related results marked, deep links")
     func query() async throws {
-        let arguments = ["query", "--labels", "jazz,piano", "--limit", "6"] + Self.inProcess
+        // A label that is an album's title: the album is identified, so its artist and the
+        // artist's other album come along, marked.
+        let arguments = ["query", "--labels", "second road,jazz", "--limit", "6"] + Self.inProcess
         let text = try await Snapshot.run("query", arguments)
         #expect(text.status == 0)
         let json = try await Snapshot.run("query-json", arguments + ["--json"])
@@ -17,6 +19,9 @@ import Testing
         let results = try #require(object["results"] as? [[String: Any]])
         #expect(results.count == 6)
         #expect(results.allSatisfy { ($0["deep_link"] as? String)?.hasPrefix("music://") == true })
+        let related = results.filter { $0["match"] as? String == "related" }
+        #expect(!related.isEmpty)
+        #expect(related.allSatisfy { ($0["related_to"] as? [String: Any])?["id"] as? String == "second-road" })
     }
 
     @Test("query --locale shows the titles of that locale")

@@ -20,14 +20,14 @@ import WireProtocol
         return Router(table: try RouteTable(jsonString: moved))
     }
 
-    /// The sheet for a labels query through a service.
+    /// The sheet for a labels query through a service: albums and artists, all direct matches.
     static func sheet(_ service: VisualSearchService) async throws -> [SearchAPI.QueryResult] {
         try await withTestServer(methods: service.methods) { addresses in
             let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: addresses.tcpPort!))
             defer { Task { await client.close() } }
             let request = SearchAPI.QueryRequest(
                 descriptor: SearchAPI.Descriptor(
-                    labels: ["jazz", "rock", "band"].map { SearchAPI.Label(text: $0, confidence: 0.9) },
+                    labels: ["jazz", "rock", "band", "album"].map { SearchAPI.Label(text: $0, confidence: 0.9) },
                     source: .camera),
                 limit: 20)
             return try await client.query(request).results

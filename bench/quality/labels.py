@@ -2,6 +2,7 @@
 """Label quality by catalog: nDCG@10 of the sheet beside tantivy BM25 and SQLite FTS5 bm25.
 
     bench/quality/labels.py [--out bench/out/quality/labels] [--count 25000] [--binary PATH]
+                            [--only music,shop] [--synonym-judgements]
 
 Per catalog (bench/quality/README.md, "Labels"): the generator writes the catalog, its queries,
 each query's ground truth (`--truth`) and its synonym groups (`--synonyms`); this script judges
@@ -73,12 +74,17 @@ def forms(word):
     return out
 
 
-def carries(entity_words, label):
+def synonym_forms(synonyms):
+    """`forms` that also takes in every term of the word's synonym groups (and their forms)."""
+    return lambda word: set().union(*(forms(w) for w in [word] + synonyms.get(word, [])))
+
+
+def carries(entity_words, label, forms=forms):
     ws = words(label)
     return bool(ws) and all(forms(w) & entity_words for w in ws)
 
 
-def judge(docs, queries, truths):
+def judge(docs, queries, truths, forms=forms):
     """Graded relevance per query from the generator's ground truth.
 
     The labels that count are the ones the query's target entity carries (all of them when the
@@ -86,7 +92,8 @@ def judge(docs, queries, truths):
     its words (folded, in the singular or the plural) is in its title, tags or category path.
     Grade 3: the target (for music: an entity of the query's category carrying every label);
     2: another entity carrying every label; 1: carrying at least half of them; out-of-catalog
-    queries have no relevant entity and are scored by whether the answer is empty.
+    queries have no relevant entity and are scored by whether the answer is empty. With
+    `forms=synonym_forms(groups)` a word is carried through its synonyms too.
     """
     features = {}
     index = {}  # folded word → the refs carrying it
@@ -112,7 +119,7 @@ def judge(docs, queries, truths):
         labels = [label["text"] for label in q["labels"]]
         target = t.get("target")
         if target:
-            labels = [label for label in labels if carries(features[target][0], label)] or labels
+            labels = [label for label in labels if carries(features[target][0], label, forms)] or labels
         counts = {}
         for label in labels:
             for ref in carriers(label):
@@ -197,6 +204,9 @@ def main():
     p.add_argument("--count", type=int, default=25_000)
     p.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "vi-continue"))
     p.add_argument("--only", help="comma-separated catalog names")
+    p.add_argument("--synonym-judgements", action="store_true",
+                   help="judge a label as carried through the catalog's synonyms too, for both variants "
+                        "(bench/quality/README.md, \"Labels\"); written to labels-synonym-judgements.json")
     a = p.parse_args()
     names = a.only.split(",") if a.only else list(CATALOGS)
     rows = []
@@ -208,7 +218,8 @@ def main():
         queries = [json.loads(line) for line in open(files["queries"], encoding="utf-8")]
         truths = [json.loads(line) for line in open(files["truth"], encoding="utf-8")]
         groups = [json.loads(line)["synonyms"] for line in open(files["synonyms"], encoding="utf-8")]
-        judged = judge(docs, queries, truths)
+        synonyms = synonym_map(groups)
+        judged = judge(docs, queries, truths, synonym_forms(synonyms) if a.synonym_judgements else forms)
         # Our catalogs: without any synonym line (music's file has one), and with the generator's.
         plain = os.path.join(d, "catalog-plain.jsonl")
         with open(files["catalog"], encoding="utf-8") as src, open(plain, "w", encoding="utf-8") as dst:
@@ -220,7 +231,6 @@ def main():
         # A route for every entity type: serve and the CLI leave out what no route opens.
         routes = os.path.join(d, "routes.json")
         subprocess.run([os.path.join(ROOT, "bench", "routes-for-catalog"), files["catalog"], routes], check=True)
-        synonyms = synonym_map(groups)
         syn_queries = with_synonyms(queries, synonyms, name)
         fts = peers.fts5_sheet(docs)
         tv = peers.tantivy_sheet(docs)
@@ -238,16 +248,20 @@ def main():
         results[name] = {f"{v}/{s}": row[(v, s)] for v in ("plain", "synonyms")
                          for s in ("ours", "ours matches", "tantivy", "fts5")}
         print(f"labels: {name} done", file=sys.stderr, flush=True)
-    with open(os.path.join(a.out, "labels.json"), "w") as f:
+    name = "labels-synonym-judgements.json" if a.synonym_judgements else "labels.json"
+    with open(os.path.join(a.out, name), "w") as f:
         json.dump(results, f, indent=1)
-    report(rows)
+    report(rows, a.synonym_judgements)
 
 
-def report(rows):
+def report(rows, synonym_judgements=False):
     print("## Labels: nDCG@10 of the sheet per catalog (in-catalog queries), without and with synonyms\n")
-    print("\"ours\" is the sheet as served: related entities (a product's brand, an album's artist) take")
-    print("every third slot after their parent, and the judgements, made from labels alone, count them")
-    print("as irrelevant; \"matches\" is the same ranking with them left out.\n")
+    if synonym_judgements:
+        print("Judged with the catalog's synonyms: a label is carried through a synonym of its words too.\n")
+    print("\"ours\" is the sheet as served: related entities (a product's brand, an album's artist) of a top")
+    print("result the labels identify (a label is its title) take every third slot after it, and the")
+    print("judgements, made from labels alone, count them as irrelevant; \"matches\" is the same ranking")
+    print("with them left out.\n")
     print("| catalog | split | queries (in / out) | ours | ours matches | tantivy | FTS5 | ours − best peer "
           "| matches − best peer | ours +syn | matches +syn | tantivy +syn | FTS5 +syn | ours − best peer +syn |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
