@@ -68,7 +68,7 @@ import Testing
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let text = await Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }.value
+        let text = await CLI.readToEnd(stderr)
         process.waitUntilExit()
         #expect(process.terminationStatus == 2)
         #expect(String(decoding: text, as: UTF8.self).contains(message), "\(String(decoding: text, as: UTF8.self))")

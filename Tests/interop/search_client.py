@@ -23,23 +23,23 @@ def main():
         descriptor = pb.Descriptor(labels=[pb.Label(text="rock", confidence=0.9)], source=pb.SOURCE_CAMERA)
 
         def query():
-            response = stub.Query(pb.QueryRequest(descriptor=descriptor, limit=5), timeout=10)
+            response = stub.Query(pb.QueryRequest(descriptor=descriptor, limit=5), timeout=30)
             assert 0 < len(response.results) <= 5, response
             assert all(r.deep_link for r in response.results), response
 
         def capture_and_page():
-            state = stub.Capture(pb.CaptureRequest(descriptor=descriptor, page_size=3), timeout=10)
+            state = stub.Capture(pb.CaptureRequest(descriptor=descriptor, page_size=3), timeout=30)
             assert len(state.session_id) == 32 and state.next_page_token, state
             page = stub.Search(
-                pb.SearchRequest(session_id=state.session_id, page_token=state.next_page_token), timeout=10
+                pb.SearchRequest(session_id=state.session_id, page_token=state.next_page_token), timeout=30
             )
             first = {(r.entity.type, r.entity.id) for r in state.results}
             second = {(r.entity.type, r.entity.id) for r in page.results}
             assert first and second and not first & second, (first, second)
 
         def facet_limit():
-            full = stub.Capture(pb.CaptureRequest(descriptor=descriptor), timeout=10)
-            capped = stub.Capture(pb.CaptureRequest(descriptor=descriptor, max_facet_values=1), timeout=10)
+            full = stub.Capture(pb.CaptureRequest(descriptor=descriptor), timeout=30)
+            capped = stub.Capture(pb.CaptureRequest(descriptor=descriptor, max_facet_values=1), timeout=30)
             wide = [f for f in full.facets if len(f.values) > 1]
             assert wide, full.facets
             for facet in capped.facets:
@@ -48,12 +48,12 @@ def main():
                 assert facet.more_values == len(whole.values) - 1 + whole.more_values, (facet, whole)
 
         def resolve():
-            destination = stub.Resolve(pb.ResolveRequest(url="music://album/little-morning"), timeout=10)
+            destination = stub.Resolve(pb.ResolveRequest(url="music://album/little-morning"), timeout=30)
             assert destination.screen == "album" and destination.entity.id == "little-morning", destination
 
         def refused():
             try:
-                stub.Resolve(pb.ResolveRequest(url="javascript:alert(1)"), timeout=10)
+                stub.Resolve(pb.ResolveRequest(url="javascript:alert(1)"), timeout=30)
             except grpc.RpcError as error:
                 assert error.code() == grpc.StatusCode.PERMISSION_DENIED, error
                 return
