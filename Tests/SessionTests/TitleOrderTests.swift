@@ -29,8 +29,8 @@ import Testing
         let built = Segment(entities: entities(300, seed: 3, idPrefix: "a"), analyzer: analyzer)
         let path = directory + "/mapped.seg"
         try built.region.write(to: path)
-        let mapped = try Segment(ByteRegion.map(path: path))
-        #expect(mapped.region.isMapped)
+        let mapped = try Segment(ByteRegion.map(path: path), residentStringBytes: 0)
+        #expect(mapped.region.isMapped && mapped.readsStringsWithCopies)
         let memory = Segment(entities: entities(120, seed: 4, idPrefix: "b"), analyzer: analyzer)
         var deletes = DeleteSet(documents: mapped.count)
         for doc in stride(from: 0, to: mapped.count, by: 7) { _ = deletes.insert(doc) }
@@ -84,14 +84,19 @@ import Testing
         }
     }
 
-    @Test func aMappedSegmentReadsItsStringsAsTheSegmentItWasWrittenFrom() throws {
+    /// Both ways of reading a mapped segment's strings: through the mapping (a small segment)
+    /// and with `pread` (a large one).
+    @Test(arguments: [Segment.residentStringBytes, 0])
+    func aMappedSegmentReadsItsStringsAsTheSegmentItWasWrittenFrom(residentStringBytes: Int) throws {
         let directory = NSTemporaryDirectory() + "vi-continue-strings-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let entities = Self.entities(200, seed: 9, idPrefix: "m")
         let built = Segment(entities: entities, analyzer: Analyzer(synonyms: []))
         try built.region.write(to: directory + "/strings.seg")
-        let mapped = try Segment(ByteRegion.map(path: directory + "/strings.seg"))
+        let mapped = try Segment(
+            ByteRegion.map(path: directory + "/strings.seg"), residentStringBytes: residentStringBytes)
+        #expect(mapped.readsStringsWithCopies == (residentStringBytes == 0))
         for doc in 0..<mapped.count {
             #expect(mapped.entity(doc) == built.entity(doc))
             #expect(mapped.doc(of: EntityRef(type: "album", id: "m\(doc)")) == doc)

@@ -77,6 +77,12 @@ final class Segment: @unchecked Sendable {
 
     /// Per-segment counts over all its documents, computed on first use (see ``FacetTotals``).
     private let totalsCache = Mutex<FacetTotals?>(nil)
+    /// Whether display strings are copied out with `pread` rather than read through the mapping:
+    /// only for a mapped segment with more than ``residentStringBytes`` of them. A smaller section
+    /// could at worst all become resident, which costs less than a system call for the strings of
+    /// every result of every query (8 per sheet query: a third of a small catalog's Query).
+    let readsStringsWithCopies: Bool
+
     /// Its pairs numbered for counting, made on first use (see ``FacetSlots``).
     let slotsCache = Mutex<FacetSlots?>(nil)
 
@@ -87,12 +93,19 @@ final class Segment: @unchecked Sendable {
     ///
     /// - Parameter localFeatures: The documents' keypoints; `nil` for none (a segment of entities
     ///   without pictures).
-    init(_ region: ByteRegion, localFeatures: LocalFeatureTable? = nil, fileName: String? = nil) throws(SearchError) {
+    ///
+    /// - Parameter residentStringBytes: The most string bytes read through a mapping (tests set
+    ///   0 to read every string with `pread`).
+    init(
+        _ region: ByteRegion, localFeatures: LocalFeatureTable? = nil, fileName: String? = nil,
+        residentStringBytes: Int = Segment.residentStringBytes
+    ) throws(SearchError) {
         let table = try SectionTable(region)
         self.region = region
         self.fileName = fileName
         serial = Self.serials.add(1, ordering: .relaxed).newValue
         stringBytes = table.array(.stringBytes)
+        readsStringsWithCopies = region.isMapped && stringBytes.count > residentStringBytes
         stringOffsets = table.array(.stringOffsets)
         nameBytes = table.array(.nameBytes)
         nameOffsets = table.array(.nameOffsets)
@@ -237,17 +250,21 @@ final class Segment: @unchecked Sendable {
         }
     }
 
-    /// Lends the string bytes at `range` to `body`: in place in a segment in memory, copied out
-    /// of a mapped file (see ``ByteRegion/copy(from:count:to:)``: a mapped segment's strings
-    /// never become resident memory).
+    /// Lends the string bytes at `range` to `body`: in place in a segment in memory or a small
+    /// mapped one, copied out of a large mapped file (see ``ByteRegion/copy(from:count:to:)``:
+    /// a large mapped segment's strings never become resident memory).
     private func withStringBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let inPlace = UnsafeBufferPointer(rebasing: stringBytes[range])
-        guard region.isMapped, !inPlace.isEmpty else { return body(inPlace) }
+        guard readsStringsWithCopies, !inPlace.isEmpty else { return body(inPlace) }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: inPlace.count) { copy in
             region.copy(from: inPlace.baseAddress!, count: inPlace.count, to: copy.baseAddress!)
             return body(UnsafeBufferPointer(copy))
         }
     }
+
+    /// The most string bytes a mapped segment reads through its mapping (see
+    /// ``readsStringsWithCopies``).
+    static let residentStringBytes = 4 << 20
 
     /// The most bytes ``strings(_:)`` reads in one go.
     static let closeStrings = 16 << 10
