@@ -404,7 +404,7 @@ final class FacetTally {
         _ docs: some Collection<Int>, of segment: Segment, _ numbers: SegmentNumbers, _ numbering: FacetNumbering
     ) {
         let slots = segment.facetSlots(numbers, numbering)
-        guard slots.pays(for: docs.count, in: segment) else {
+        guard SegmentCounts.pays(for: docs.count, in: segment, folding: slots.slotCount) else {
             for doc in docs { add(doc, of: segment, numbers) }
             return
         }
@@ -453,11 +453,19 @@ final class SegmentCounts {
 
     /// Whether counting `documents` of `segment` this way costs less than mapping each pair as
     /// it comes. The fold reads every value id of the segment once, but numbers only as sums
-    /// over runs: mapping one pair (a random read, and a bucket's arithmetic for a number) costs
-    /// about what eight ids of the fold cost (measured on the shop and sparse catalogs).
+    /// over runs.
     static func pays(for documents: Int, in segment: Segment) -> Bool {
+        pays(for: documents, in: segment, folding: segment.valueCount)
+    }
+
+    /// Whether counting `documents` of `segment` into counters indexed by the segment's own ids
+    /// (`counters` of them, plus its categories), folded once at the end, costs less than mapping
+    /// each pair as it comes: mapping one pair (a random read, and a bucket's arithmetic for a
+    /// number) costs about what eight counters of the fold cost (measured on the shop and sparse
+    /// catalogs).
+    static func pays(for documents: Int, in segment: Segment, folding counters: Int) -> Bool {
         let pairsPerDocument = segment.pairValue.count / max(segment.count, 1)
-        return documents * (pairsPerDocument + 2) * 8 >= segment.valueCount + segment.categoryNames.count
+        return documents * (pairsPerDocument + 2) * 8 >= counters + segment.categoryNames.count
     }
 
     /// Counts for `segment`; `notesPresence` when some values will be noted but not counted

@@ -130,13 +130,6 @@ final class FacetSlots: @unchecked Sendable {
             tally.addNumber(segment.number(id), attribute: global, count: counts[textStart + offset])
         }
     }
-
-    /// Whether counting `documents` of `segment` by slot costs less than mapping each pair as it
-    /// comes: the fold reads every slot once (see ``SegmentCounts/pays(for:in:)`` for the 8).
-    func pays(for documents: Int, in segment: Segment) -> Bool {
-        let pairsPerDocument = segment.pairValue.count / max(segment.count, 1)
-        return documents * (pairsPerDocument + 2) * 8 >= slotCount + segment.categoryNames.count
-    }
 }
 
 extension Segment {
