@@ -334,5 +334,42 @@ enum Ranker {
         return a.doc < b.doc
     }
 
-    static func sorted(_ candidates: [Candidate]) -> [Candidate] { candidates.sorted(by: better) }
+    /// `candidates` in ``better(_:_:)``'s order.
+    ///
+    /// Sorts a 16-byte key per candidate (``RankKey``) and gathers the candidates once, instead of
+    /// moving 40-byte candidates through a four-field comparison: the sort of a sheet's hundred
+    /// candidates was a fifth of an uncached Query's search.
+    static func sorted(_ candidates: [Candidate]) -> [Candidate] {
+        guard candidates.count > 1 else { return candidates }
+        var keys = candidates.enumerated().map { RankKey($0.element, position: $0.offset) }
+        keys.sort { $0.high != $1.high ? $0.high < $1.high : $0.low < $1.low }
+        return keys.map { candidates[Int(UInt32(truncatingIfNeeded: $0.low))] }
+    }
+}
+
+/// A candidate's place in ``Ranker/better(_:_:)``'s order as two integers that sort ascending:
+/// more groups covered, then an exact hit, then a higher score, then a lower document number.
+struct RankKey {
+    /// Coverage, exactness and score, each inverted so that better is smaller.
+    let high: UInt64
+    /// The document number (offset so that negative numbers sort first), then the candidate's
+    /// position in the list being sorted (never compared apart from the document: document
+    /// numbers are unique in a ranking).
+    let low: UInt64
+
+    init(_ candidate: Candidate, position: Int) {
+        let coverage = UInt64(UInt8.max - candidate.coverage)
+        let inexact: UInt64 = candidate.exact ? 0 : 1
+        high = coverage << 40 | inexact << 32 | UInt64(Self.descending(candidate.score))
+        low =
+            UInt64(UInt32(bitPattern: candidate.doc) ^ 0x8000_0000) << 32 | UInt64(UInt32(truncatingIfNeeded: position))
+    }
+
+    /// A float's bits mapped so that a larger float gives a smaller integer (−0 and 0 alike).
+    static func descending(_ value: Float) -> UInt32 {
+        let bits = value == 0 ? 0 : value.bitPattern
+        // Negative floats order inversely by their bits: flip them all; positive ones: set the sign.
+        let ascending = bits & 0x8000_0000 != 0 ? ~bits : bits | 0x8000_0000
+        return ~ascending
+    }
 }
