@@ -112,11 +112,12 @@ let package = Package(
         .target(
             name: "H2TestClient", dependencies: ["CNghttp2"], path: "Tests/H2TestClient", swiftSettings: swiftSettings),
         .testTarget(
-            name: "WireProtocolTests", dependencies: ["WireProtocol", "H2TestClient", "Base64Coding"],
+            name: "WireProtocolTests",
+            dependencies: ["WireProtocol", "H2TestClient", "Base64Coding", "ServeTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(name: "RouterTests", dependencies: ["DeepLinkRouter"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "SessionTests", dependencies: ["SearchSession", "CVectorKernels", "SystemInfo"],
+            name: "SessionTests", dependencies: ["SearchSession", "CVectorKernels", "SystemInfo", "ServeTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TerminalUITests", dependencies: ["TerminalUI", "SearchAPI", "ServeTestSupport"],

@@ -1,4 +1,5 @@
 import Foundation
+import ServeTestSupport
 import Testing
 
 /// `serve`'s options are declared once (Sources/vi-continue/Serve/ServeOptions.swift): help states each
@@ -68,7 +69,7 @@ import Testing
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let text = await CLI.readToEnd(stderr)
+        let text = await readToEnd(stderr)
         process.waitUntilExit()
         #expect(process.terminationStatus == 2)
         #expect(String(decoding: text, as: UTF8.self).contains(message), "\(String(decoding: text, as: UTF8.self))")

@@ -3,6 +3,7 @@ import DeepLinkRouter
 import Foundation
 import SearchAPI
 import SearchSession
+import ServeTestSupport
 import Testing
 import WireProtocol
 
@@ -225,12 +226,5 @@ final class RedisServerProcess: @unchecked Sendable {
         }
         guard bound else { throw PythonPeer.PeerError(message: "no free port: \(String(cString: strerror(errno)))") }
         return Int(UInt16(bigEndian: address.sin_port))
-    }
-}
-
-/// Runs a blocking call on a new thread and waits for it without holding a cooperative thread.
-private func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ServeTestSupport
 import Testing
 
 @testable import SearchSession
@@ -303,12 +304,7 @@ final class RedisTestServer: @unchecked Sendable {
     func kill() async {
         signal(SIGKILL)
         let process = process
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
+        await offThePool { process.waitUntilExit() }
     }
 
     /// Sends a signal to the server.

@@ -1,4 +1,5 @@
 import Foundation
+import ServeTestSupport
 import Testing
 
 @testable import WireProtocol
@@ -77,12 +78,8 @@ struct InteropTests {
             let path = try Self.script("client", Self.clientScript)
             let output = Pipe()
             let process = try Self.python([path, "127.0.0.1:\(addresses.tcpPort!)"], stdout: output)
-            // Read on a thread of its own: the server under test needs the cooperative pool.
-            let data = await withCheckedContinuation { continuation in
-                Thread.detachNewThread {
-                    continuation.resume(returning: output.fileHandleForReading.readDataToEndOfFile())
-                }
-            }
+            // Read off the pool: the server under test needs the cooperative pool.
+            let data = await readToEnd(output)
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
             let json = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -140,19 +137,14 @@ struct InteropTests {
             try? input.fileHandleForWriting.close()
             process.waitUntilExit()
         }
-        // The peer's first line, read on a thread of its own (not the cooperative pool, which the
-        // in-process servers of other tests need while the peer starts).
-        let line = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-            Thread.detachNewThread {
-                continuation.resume(
-                    with: Result {
-                        var bytes: [UInt8] = []
-                        while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != 10 {
-                            bytes.append(byte)
-                        }
-                        return String(decoding: bytes, as: UTF8.self)
-                    })
+        // The peer's first line, read off the pool (which the in-process servers of other tests
+        // need while the peer starts).
+        let line = try await offThePool { () throws -> String in
+            var bytes: [UInt8] = []
+            while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != 10 {
+                bytes.append(byte)
             }
+            return String(decoding: bytes, as: UTF8.self)
         }
         let port = try #require(Int(line))
         let client = GRPCClient(target: .tcp(host: "127.0.0.1", port: port))

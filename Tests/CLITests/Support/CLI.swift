@@ -60,20 +60,12 @@ enum CLI {
         // blocking reads run on threads of their own: a detached task would hold a thread of the
         // cooperative pool (two on two cores) for as long as the child runs, and the in-process
         // servers of tests running beside this one would wait for it.
-        async let out = Self.readToEnd(output)
-        async let err = Self.readToEnd(error)
+        async let out = readToEnd(output)
+        async let err = readToEnd(error)
         let (stdoutData, stderrData) = await (out, err)
         process.waitUntilExit()
         return Output(
             status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
             stderr: String(decoding: stderrData, as: UTF8.self))
-    }
-
-    /// Everything `pipe` yields until it closes, read on a thread of its own (never on the
-    /// cooperative pool, which in-process servers of other tests need).
-    static func readToEnd(_ pipe: Pipe) async -> Data {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile()) }
-        }
     }
 }

@@ -1,32 +1,30 @@
 import Foundation
+import ServeTestSupport
 
 /// `GET /metrics` of a running `serve`, fetched by curl over HTTP/2 (prior knowledge), read as
 /// Prometheus text.
 struct MetricsScrape {
     let text: String
 
-    /// Fetches the metrics; curl runs on a thread of its own, never on the cooperative pool.
+    /// Fetches the metrics; curl runs off the cooperative pool (see ``offThePool(_:)``).
     static func fetch(port: Int) async throws -> MetricsScrape {
-        let (status, output) = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                process.arguments = [
-                    "-s", "--fail", "--max-time", "10", "--http2-prior-knowledge", "http://127.0.0.1:\(port)/metrics",
-                ]
-                let stdout = Pipe()
-                process.standardOutput = stdout
-                process.standardError = FileHandle.nullDevice
-                do {
-                    try process.run()
-                } catch {
-                    continuation.resume(returning: (Int32(-1), Data()))
-                    return
-                }
-                let data = stdout.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, data))
+        let (status, output) = await offThePool { () -> (Int32, Data) in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            process.arguments = [
+                "-s", "--fail", "--max-time", "10", "--http2-prior-knowledge", "http://127.0.0.1:\(port)/metrics",
+            ]
+            let stdout = Pipe()
+            process.standardOutput = stdout
+            process.standardError = FileHandle.nullDevice
+            do {
+                try process.run()
+            } catch {
+                return (-1, Data())
             }
+            let data = stdout.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, data)
         }
         guard status == 0 else { throw PythonPeer.PeerError(message: "curl /metrics exited \(status)") }
         return MetricsScrape(text: String(decoding: output, as: UTF8.self))

@@ -1,4 +1,5 @@
 import Foundation
+import ServeTestSupport
 
 /// Runs the grpcio peers of `Tests/interop/` with the project's venv (made by `scripts/setup`).
 enum PythonPeer {
@@ -39,14 +40,6 @@ enum PythonPeer {
         return Output(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
-    }
-
-    private static func readToEnd(_ pipe: Pipe) async -> Data {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile())
-            }
-        }
     }
 
     /// A long-running peer server; stopped by closing its stdin.
