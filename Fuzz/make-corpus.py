@@ -121,6 +121,34 @@ def server_connection(reqs):
           + frame(0x3, 0, 1, struct.pack(">I", 8)))
     write("server-connection", "unknown-method", SETTINGS + request_frames(1, "/no.Such/Method", b""))
     write("server-connection", "goaway", SETTINGS + frame(0x7, 0, 0, struct.pack(">II", 0, 0)))
+    web_over_http2(reqs)
+
+
+def web_request_frames(stream, method, path, headers=(), body=b""):
+    """A non-gRPC request on an HTTP/2 stream (Connect, gRPC-Web, health, metrics, CORS)."""
+    fields = [(":method", method), (":scheme", "http"), (":path", path), (":authority", "localhost")] + list(headers)
+    block = b"".join(hpack_literal(n, v) for n, v in fields)
+    if not body:
+        return frame(0x1, 0x5, stream, block)
+    return frame(0x1, 0x4, stream, block) + frame(0x0, 0x1, stream, body)
+
+
+def web_over_http2(reqs):
+    """The web protocols over HTTP/2, as browsers send them on the gRPC port."""
+    query = reqs["query"][1][0].SerializeToString()
+    framed = b"\x00" + struct.pack(">I", len(query)) + query
+    json_query = b'{"descriptor":{"labels":[{"text":"jazz"}]},"limit":2}'
+    path = "/vicontinue.v1.VisualSearch/Query"
+    write("server-connection", "web-connect-json",
+          SETTINGS + web_request_frames(1, "POST", path, [("content-type", "application/json")], json_query))
+    write("server-connection", "web-connect-get",
+          SETTINGS + web_request_frames(1, "GET", "/vicontinue.v1.VisualSearch/Resolve?encoding=json&message="
+                                        "%7B%22url%22%3A%22music%3A%2F%2Falbum%2Flittle-morning%22%7D"))
+    write("server-connection", "web-grpc-web-and-preflight",
+          SETTINGS + web_request_frames(1, "POST", path, [("content-type", "application/grpc-web+proto")], framed)
+          + web_request_frames(3, "OPTIONS", path, [("origin", "http://a"), ("access-control-request-method", "POST")]))
+    write("server-connection", "web-healthz-metrics",
+          SETTINGS + web_request_frames(1, "GET", "/healthz") + web_request_frames(3, "GET", "/metrics"))
 
 
 def swift_unescape(literal):
