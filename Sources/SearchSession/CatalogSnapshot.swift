@@ -23,6 +23,8 @@ public final class CatalogSnapshot: Sendable {
     let documentCount: Int
     /// Each entity's deep link for results, computed on first use (see ``EntityLinker``).
     let linkCache = LinkCache()
+    /// Titles' analyzed terms, as ``titleTerms(of:)`` keeps them.
+    let titleTermsCache = Mutex<[Int32: [String]]>([:])
     private let derived = Mutex<Derived>(Derived())
     /// The median nearest-other distance of the catalog's built-in prints, once asked for (see
     /// ``medianPrintGap``).
@@ -191,6 +193,7 @@ public final class CatalogSnapshot: Sendable {
     func dropDerived() {
         derived.withLock { $0 = Derived() }
         linkCache.clear()
+        titleTermsCache.withLock { $0 = [:] }
         servedView.withLock { $0 = nil }
     }
 

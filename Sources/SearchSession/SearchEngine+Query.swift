@@ -151,9 +151,7 @@ extension SearchEngine {
         if candidate.distance != nil { return true }
         // A title hit is an exact hit: only those read their title.
         guard candidate.exact else { return false }
-        let (si, local) = snapshot.locate(candidate.doc)
-        let segment = snapshot.segments[si]
-        let title = snapshot.analyzer.terms(segment.string(segment.docTitle[local]))
+        let title = snapshot.titleTerms(of: candidate.doc)
         return usable.indices.contains { k in
             candidate.matchedGroups & (1 << UInt32(k)) != 0 && groups[usable[k]].terms == title
         }
