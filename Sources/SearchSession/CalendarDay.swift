@@ -35,17 +35,18 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
 
     /// `YYYY-MM-DD`.
     public var description: String {
-        let (y, m, d) = civil
+        let (year, month, day) = civil
         func pad(_ value: Int, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
     }
 
     public static func < (a: CalendarDay, b: CalendarDay) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
 
-    /// Howard Hinnant's days-from-civil algorithm.
+    /// Howard Hinnant's days-from-civil algorithm, with its variable names
+    /// (https://howardhinnant.github.io/date_algorithms.html).
     private static func days(year: Int, month: Int, day: Int) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -55,7 +56,7 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
         return Int64(era * 146_097 + doe - 719_468)
     }
 
-    /// Howard Hinnant's civil-from-days algorithm.
+    /// Howard Hinnant's civil-from-days algorithm, with its variable names (see ``days(year:month:day:)``).
     private var civil: (year: Int, month: Int, day: Int) {
         let z = Int(daysSinceEpoch) + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097

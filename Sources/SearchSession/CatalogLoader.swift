@@ -215,80 +215,80 @@ public enum CatalogLoader {
         return result
     }
 
-    private static func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 9 || b == 13 }
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 13 }
 
     private static func parseSynonyms(_ value: JSONDocument, object: JSONDocument) throws(SearchError) -> [String] {
         if object.keys.count != 1 { throw fail("a synonym line has only the \"synonyms\" key") }
         guard case .array(let items) = value else { throw fail("\"synonyms\" must be an array of strings") }
         var terms = [String]()
         for item in items {
-            guard case .string(let s) = item, !s.isEmpty else {
+            guard case .string(let term) = item, !term.isEmpty else {
                 throw fail("\"synonyms\" must be an array of non-empty strings")
             }
-            terms.append(s)
+            terms.append(term)
         }
         if terms.count < 2 { throw fail("\"synonyms\" needs at least two terms") }
         return terms
     }
 
-    static func parseEntity(_ o: JSONDocument, baseDirectory: String?) throws(SearchError) -> Entity {
+    static func parseEntity(_ object: JSONDocument, baseDirectory: String?) throws(SearchError) -> Entity {
         let known: Set<String> = [
             "type", "id", "title", "subtitle", "category", "tags", "attributes", "image", "thumbnail",
             "image_file", "print", "prints", "related", "localized", "link",
         ]
-        if let unknown = o.keys.sorted().first(where: { !known.contains($0) }) {
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
             throw fail("unknown key \"\(unknown)\"")
         }
-        var e = Entity(
-            type: try string(o, "type", required: true), id: try string(o, "id", required: true),
-            title: try string(o, "title", required: true))
-        e.subtitle = try string(o, "subtitle")
-        e.category = normalizeCategory(try string(o, "category"))
-        e.imageURL = try string(o, "image")
-        e.thumbnailURL = try string(o, "thumbnail")
-        e.link = try string(o, "link")
-        if let tags = o["tags"] {
+        var entity = Entity(
+            type: try string(object, "type", required: true), id: try string(object, "id", required: true),
+            title: try string(object, "title", required: true))
+        entity.subtitle = try string(object, "subtitle")
+        entity.category = normalizeCategory(try string(object, "category"))
+        entity.imageURL = try string(object, "image")
+        entity.thumbnailURL = try string(object, "thumbnail")
+        entity.link = try string(object, "link")
+        if let tags = object["tags"] {
             guard case .array(let items) = tags else { throw fail("\"tags\" must be an array of strings") }
             for item in items {
-                guard case .string(let s) = item else { throw fail("\"tags\" must be an array of strings") }
-                e.tags.append(s)
+                guard case .string(let tag) = item else { throw fail("\"tags\" must be an array of strings") }
+                entity.tags.append(tag)
             }
         }
-        if let attributes = o["attributes"] {
+        if let attributes = object["attributes"] {
             guard case .object(let fields) = attributes else { throw fail("\"attributes\" must be an object") }
             for (name, value) in fields {
                 switch value {
-                case .string(let s): e.attributes[name] = .string(s)
-                case .number(let n): e.attributes[name] = .number(n)
+                case .string(let text): entity.attributes[name] = .string(text)
+                case .number(let number): entity.attributes[name] = .number(number)
                 default: throw fail("attribute \"\(name)\" must be a string or a number, not \(value.kind)")
                 }
             }
         }
-        if let p = o["print"] { e.prints.append(try parsePrint(p)) }
-        if let ps = o["prints"] {
-            guard case .array(let items) = ps else { throw fail("\"prints\" must be an array") }
-            for p in items { e.prints.append(try parsePrint(p)) }
+        if let print = object["print"] { entity.prints.append(try parsePrint(print)) }
+        if let prints = object["prints"] {
+            guard case .array(let items) = prints else { throw fail("\"prints\" must be an array") }
+            for print in items { entity.prints.append(try parsePrint(print)) }
         }
-        if let related = o["related"] {
+        if let related = object["related"] {
             guard case .array(let items) = related else { throw fail("\"related\" must be an array") }
             for item in items {
                 guard case .object = item else { throw fail("\"related\" entries must be {\"type\", \"id\"}") }
-                e.related.append(
+                entity.related.append(
                     EntityRef(
                         type: try string(item, "type", required: true), id: try string(item, "id", required: true)))
             }
         }
-        if let localized = o["localized"] {
+        if let localized = object["localized"] {
             guard case .object(let locales) = localized else { throw fail("\"localized\" must be an object") }
             for (locale, value) in locales {
                 guard case .object = value else {
                     throw fail("\"localized\".\"\(locale)\" must be {\"title\", \"subtitle\"}")
                 }
-                e.localized[locale] = LocalizedText(
+                entity.localized[locale] = LocalizedText(
                     title: try string(value, "title"), subtitle: try string(value, "subtitle"))
             }
         }
-        if let file = o["image_file"] {
+        if let file = object["image_file"] {
             guard case .string(let relative) = file, !relative.isEmpty else {
                 throw fail("\"image_file\" must be a non-empty string")
             }
@@ -296,12 +296,12 @@ public enum CatalogLoader {
             let path = relative.hasPrefix("/") ? relative : baseDirectory + "/" + relative
             let image = try ImageDecoder.decode(path: path)
             let print = FeaturePrinter.print(image)
-            e.prints.removeAll { $0.model == print.model }
-            e.prints.append(print)
-            e.localFeatures = LocalFeatures.extract(image)
+            entity.prints.removeAll { $0.model == print.model }
+            entity.prints.append(print)
+            entity.localFeatures = LocalFeatures.extract(image)
         }
-        try e.validate()
-        return e
+        try entity.validate()
+        return entity
     }
 
     private static func parsePrint(_ value: JSONDocument) throws(SearchError) -> FeaturePrint {
@@ -311,19 +311,19 @@ public enum CatalogLoader {
         var values = [Float]()
         values.reserveCapacity(items.count)
         for item in items {
-            guard case .number(let n) = item else { throw fail("print values must be numbers") }
-            values.append(Float(n))
+            guard case .number(let number) = item else { throw fail("print values must be numbers") }
+            values.append(Float(number))
         }
         return FeaturePrint(model: try string(value, "model", required: true), values: values)
     }
 
-    private static func string(_ o: JSONDocument, _ key: String, required: Bool = false) throws(SearchError)
+    private static func string(_ object: JSONDocument, _ key: String, required: Bool = false) throws(SearchError)
         -> String
     {
-        switch o[key] {
-        case .string(let s)?:
-            if required && s.isEmpty { throw fail("\"\(key)\" must not be empty") }
-            return s
+        switch object[key] {
+        case .string(let text)?:
+            if required && text.isEmpty { throw fail("\"\(key)\" must not be empty") }
+            return text
         case nil, .null?:
             if required { throw fail("missing \"\(key)\"") }
             return ""

@@ -46,8 +46,8 @@ public final class CatalogLog: Sendable {
     /// - Throws: ``SearchError/Code/storage`` when it cannot be opened or set up.
     public init(path: String) throws(SearchError) {
         self.path = path
-        let c = try SQLiteConnection.durable(path: path)
-        try c.execute(
+        let connection = try SQLiteConnection.durable(path: path)
+        try connection.execute(
             """
             CREATE TABLE IF NOT EXISTS catalog_log (
                 position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -58,7 +58,7 @@ public final class CatalogLog: Sendable {
             """)
         // Changes folded per entity: its last upserted version, or a tombstone; and the position
         // they were folded through.
-        try c.execute(
+        try connection.execute(
             """
             CREATE TABLE IF NOT EXISTS catalog_folded (
                 type TEXT NOT NULL,
@@ -68,8 +68,9 @@ public final class CatalogLog: Sendable {
                 PRIMARY KEY (type, id)
             ) WITHOUT ROWID
             """)
-        try c.execute("CREATE TABLE IF NOT EXISTS catalog_marks (name TEXT PRIMARY KEY, position INTEGER NOT NULL)")
-        connection = Mutex(c)
+        try connection.execute(
+            "CREATE TABLE IF NOT EXISTS catalog_marks (name TEXT PRIMARY KEY, position INTEGER NOT NULL)")
+        self.connection = Mutex(connection)
     }
 
     /// Finds the changes that apply to the catalog file with `fingerprint`, starting a new
@@ -78,16 +79,16 @@ public final class CatalogLog: Sendable {
     /// - Throws: ``SearchError/Code/storage`` when the log cannot be read or written, or holds a
     ///   change it cannot decode (a log written by a newer version).
     func recover(fingerprint: String) throws(SearchError) -> Recovery {
-        try connection.withLock { c throws(SearchError) in
+        try connection.withLock { connection throws(SearchError) in
             var last: (position: Int64, fingerprint: String?)?
-            try c.forEachRow(
+            try connection.forEachRow(
                 "SELECT position, fingerprint FROM catalog_log WHERE kind = 'baseline' ORDER BY position DESC LIMIT 1"
             ) { row throws(SearchError) in last = (row.int(0), row.text(1)) }
             if let last, last.fingerprint == fingerprint {
                 var changes = [(position: UInt64, change: CatalogChange)]()
-                let folded = try Self.foldedPosition(on: c)
+                let folded = try Self.foldedPosition(on: connection)
                 var version = max(UInt64(last.position), folded)
-                try c.forEachRow(
+                try connection.forEachRow(
                     "SELECT position, payload FROM catalog_log WHERE position > ?1 ORDER BY position",
                     bind: [.int(last.position)]
                 ) { row throws(SearchError) in
@@ -97,7 +98,7 @@ public final class CatalogLog: Sendable {
                 }
                 return Recovery(changes: changes, version: version, startedBaseline: false, folded: folded)
             }
-            let position = try Self.appendBaseline(fingerprint, on: c)
+            let position = try Self.appendBaseline(fingerprint, on: connection)
             return Recovery(changes: [], version: position, startedBaseline: true)
         }
     }
@@ -106,7 +107,8 @@ public final class CatalogLog: Sendable {
     ///
     /// - Returns: The baseline's position: the version of the catalog it starts.
     func startBaseline(fingerprint: String) throws(SearchError) -> UInt64 {
-        try connection.withLock { c throws(SearchError) in try Self.appendBaseline(fingerprint, on: c) }
+        try connection.withLock { connection throws(SearchError) in try Self.appendBaseline(fingerprint, on: connection)
+        }
     }
 
     /// Appends one batch; returns once it is durable.
@@ -114,10 +116,10 @@ public final class CatalogLog: Sendable {
     /// - Returns: Its position: the catalog version that includes it.
     func append(_ change: CatalogChange) throws(SearchError) -> UInt64 {
         let payload = change.encoded()
-        return try connection.withLock { c throws(SearchError) in
-            try c.run(
+        return try connection.withLock { connection throws(SearchError) in
+            try connection.run(
                 "INSERT INTO catalog_log (kind, payload) VALUES ('change', ?1)", bind: [.blob(payload)])
-            return UInt64(c.lastInsertedRowID)
+            return UInt64(connection.lastInsertedRowID)
         }
     }
 
@@ -134,8 +136,10 @@ public final class CatalogLog: Sendable {
     func fold(through position: UInt64) throws(SearchError) -> Int {
         var folded = 0
         while true {
-            let step = try connection.withLock { c throws(SearchError) in
-                try c.transaction { () throws(SearchError) -> Int in try Self.foldStep(through: position, on: c) }
+            let step = try connection.withLock { connection throws(SearchError) in
+                try connection.transaction { () throws(SearchError) -> Int in
+                    try Self.foldStep(through: position, on: connection)
+                }
             }
             if step == 0 { return folded }
             folded += step
@@ -146,11 +150,12 @@ public final class CatalogLog: Sendable {
     static let changesPerFoldStep = 16
 
     /// Folds the oldest changes through `position`, at most ``changesPerFoldStep``; returns how many.
-    private static func foldStep(through position: UInt64, on c: borrowing SQLiteConnection) throws(SearchError)
+    private static func foldStep(through position: UInt64, on connection: borrowing SQLiteConnection)
+        throws(SearchError)
         -> Int
     {
         var entries = [(position: UInt64, payload: [UInt8])]()
-        try c.forEachRow(
+        try connection.forEachRow(
             "SELECT position, payload FROM catalog_log WHERE kind = 'change' AND position <= ?1 ORDER BY position "
                 + "LIMIT ?2",
             bind: [.int(Int64(position)), .int(Int64(changesPerFoldStep))]
@@ -161,20 +166,21 @@ public final class CatalogLog: Sendable {
         for (at, payload) in entries {
             if let records = try CatalogChange.entityRecords(encoded: payload, position: at) {
                 for (ref, record) in records {
-                    try c.run(
+                    try connection.run(
                         "INSERT OR REPLACE INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, 0, ?3)",
                         bind: [.text(ref.type), .text(ref.id), .blob(Array(record))])
                 }
             } else if case .delete(let refs) = try CatalogChange(encoded: payload, position: at) {
                 for ref in refs {
-                    try c.run(
+                    try connection.run(
                         "INSERT OR REPLACE INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, 1, NULL)",
                         bind: [.text(ref.type), .text(ref.id)])
                 }
             }
         }
-        try c.run("DELETE FROM catalog_log WHERE kind = 'change' AND position <= ?1", bind: [.int(Int64(last))])
-        try c.run(
+        try connection.run(
+            "DELETE FROM catalog_log WHERE kind = 'change' AND position <= ?1", bind: [.int(Int64(last))])
+        try connection.run(
             "INSERT OR REPLACE INTO catalog_marks (name, position) VALUES ('folded', ?1)", bind: [.int(Int64(last))])
         return entries.count
     }
@@ -182,12 +188,12 @@ public final class CatalogLog: Sendable {
     /// The folded changes as two batches at the position they were folded through (upserts,
     /// then deletes: an entity has one row, so their order does not matter), or none.
     func foldedChanges() throws(SearchError) -> [(position: UInt64, change: CatalogChange)] {
-        try connection.withLock { c throws(SearchError) in
-            let folded = try Self.foldedPosition(on: c)
+        try connection.withLock { connection throws(SearchError) in
+            let folded = try Self.foldedPosition(on: connection)
             guard folded > 0 else { return [] }
             var upserts = [Entity]()
             var deletes = [EntityRef]()
-            try c.forEachRow("SELECT type, id, deleted, entity FROM catalog_folded ORDER BY type, id") {
+            try connection.forEachRow("SELECT type, id, deleted, entity FROM catalog_folded ORDER BY type, id") {
                 row throws(SearchError) in
                 if row.int(2) != 0 {
                     deletes.append(EntityRef(type: row.text(0) ?? "", id: row.text(1) ?? ""))
@@ -203,24 +209,25 @@ public final class CatalogLog: Sendable {
     }
 
     /// The position the changes were folded through, or 0.
-    private static func foldedPosition(on c: borrowing SQLiteConnection) throws(SearchError) -> UInt64 {
+    private static func foldedPosition(on connection: borrowing SQLiteConnection) throws(SearchError) -> UInt64 {
         var folded: UInt64 = 0
-        try c.forEachRow("SELECT position FROM catalog_marks WHERE name = 'folded'") { row in
+        try connection.forEachRow("SELECT position FROM catalog_marks WHERE name = 'folded'") { row in
             folded = UInt64(row.int(0))
         }
         return folded
     }
 
-    private static func appendBaseline(_ fingerprint: String, on c: borrowing SQLiteConnection) throws(SearchError)
+    private static func appendBaseline(_ fingerprint: String, on connection: borrowing SQLiteConnection)
+        throws(SearchError)
         -> UInt64
     {
-        try c.transaction { () throws(SearchError) -> UInt64 in
-            try c.run(
+        try connection.transaction { () throws(SearchError) -> UInt64 in
+            try connection.run(
                 "INSERT INTO catalog_log (kind, fingerprint) VALUES ('baseline', ?1)", bind: [.text(fingerprint)])
-            let position = c.lastInsertedRowID
-            try c.run("DELETE FROM catalog_log WHERE position < ?1", bind: [.int(position)])
-            try c.execute("DELETE FROM catalog_folded")
-            try c.execute("DELETE FROM catalog_marks WHERE name = 'folded'")
+            let position = connection.lastInsertedRowID
+            try connection.run("DELETE FROM catalog_log WHERE position < ?1", bind: [.int(position)])
+            try connection.execute("DELETE FROM catalog_folded")
+            try connection.execute("DELETE FROM catalog_marks WHERE name = 'folded'")
             return UInt64(position)
         }
     }

@@ -20,20 +20,20 @@ extension CatalogSnapshot {
 
     private static func medianGap(in snapshot: CatalogSnapshot) -> Float? {
         var pictures = [(segment: Int, row: Int)]()
-        for (s, segment) in snapshot.segments.enumerated() {
+        for (si, segment) in snapshot.segments.enumerated() {
             guard let rows = segment.vectors[FeaturePrinter.model] else { continue }
-            for row in 0..<rows.docs.count where !snapshot.deletes[s].contains(Int(rows.docs[row])) {
-                pictures.append((s, row))
+            for row in 0..<rows.docs.count where !snapshot.deletes[si].contains(Int(rows.docs[row])) {
+                pictures.append((si, row))
             }
         }
         guard pictures.count >= 2 else { return nil }
         let step = max(1, pictures.count / printGapSample)
         var gaps = [Float]()
         for index in stride(from: 0, to: pictures.count, by: step).prefix(printGapSample) {
-            let (s, row) = pictures[index]
-            let rows = snapshot.segments[s].vectors[FeaturePrinter.model]!
+            let (si, row) = pictures[index]
+            let rows = snapshot.segments[si].vectors[FeaturePrinter.model]!
             let values = Array(rows.rows[(row * rows.dimension)..<((row + 1) * rows.dimension)])
-            let own = snapshot.bases[s] + Int32(bitPattern: rows.docs[row])
+            let own = snapshot.bases[si] + Int32(bitPattern: rows.docs[row])
             let nearest = Ranker.nearest(
                 FeaturePrint(model: FeaturePrinter.model, values: values), in: snapshot, maxDistance: 2, limit: 2)
             if let other = nearest.first(where: { $0.doc != own }) { gaps.append(other.distance) }

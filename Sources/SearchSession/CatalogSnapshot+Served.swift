@@ -12,8 +12,8 @@ extension CatalogSnapshot {
         if let kept = servedView.withLock({ $0 }), kept.linker === linker { return kept.view ?? self }
         var hidden = deletes
         var hides = false
-        for (s, segment) in segments.enumerated() {
-            for doc in linker.unopenableDocuments(of: segment) where hidden[s].insert(doc) { hides = true }
+        for (si, segment) in segments.enumerated() {
+            for doc in linker.unopenableDocuments(of: segment) where hidden[si].insert(doc) { hides = true }
         }
         let view =
             hides

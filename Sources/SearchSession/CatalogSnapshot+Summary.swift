@@ -12,8 +12,8 @@ extension CatalogSnapshot {
     public var digest: String {
         var sum: UInt64 = 0
         // One entity at a time: a catalog-sized array of entities would only be thrown away.
-        for (s, segment) in segments.enumerated() {
-            for doc in 0..<segment.count where !deletes[s].contains(doc) {
+        for (si, segment) in segments.enumerated() {
+            for doc in 0..<segment.count where !deletes[si].contains(doc) {
                 sum &+= Self.mix(Self.fnv1a(CatalogChange.encode(segment.entity(doc))))
             }
         }

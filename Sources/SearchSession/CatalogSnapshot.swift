@@ -91,9 +91,9 @@ public final class CatalogSnapshot: Sendable {
         var removed = [(segment: Int, local: Int)]()
         func remove(_ ref: EntityRef) -> Bool {
             guard let doc = doc(of: ref) else { return false }
-            let (s, local) = locate(doc)
-            guard deletes[s].insert(local) else { return false }
-            removed.append((s, local))
+            let (si, local) = locate(doc)
+            guard deletes[si].insert(local) else { return false }
+            removed.append((si, local))
             return true
         }
         switch change {
@@ -135,8 +135,8 @@ public final class CatalogSnapshot: Sendable {
             return
         }
         var addedDocs = [(segment: Int, local: Int)]()
-        for s in added {
-            for local in 0..<segments[s].count where !deletes[s].contains(local) { addedDocs.append((s, local)) }
+        for si in added {
+            for local in 0..<segments[si].count where !deletes[si].contains(local) { addedDocs.append((si, local)) }
         }
         let inherited = everything.map { updated($0, numbering: extended, removing: removed, adding: addedDocs) }
         var inheritedTerms = [String: FacetCounts]()
@@ -144,9 +144,9 @@ public final class CatalogSnapshot: Sendable {
         for term in termOrder {
             guard let counts = termCounts[term] else { continue }
             let numbers = segments.map { $0.term(term) }
-            let having = { (s: Int, local: Int) -> Bool in
-                guard let number = numbers[s] else { return false }
-                let docs = self.segments[s].postings(number).docs
+            let having = { (si: Int, local: Int) -> Bool in
+                guard let number = numbers[si] else { return false }
+                let docs = self.segments[si].postings(number).docs
                 let at = docs.partitionPoint { $0 >= UInt32(local) }
                 return at < docs.endIndex && docs[at] == UInt32(local)
             }
@@ -172,8 +172,8 @@ public final class CatalogSnapshot: Sendable {
     ) -> FacetCounts {
         guard !removing.isEmpty || !adding.isEmpty else { return counts.padded(to: numbering) }
         let tally = FacetTally(numbering, startingFrom: counts)
-        for (s, local) in removing { tally.add(local, of: segments[s], numbering.segmentNumbers[s], sign: -1) }
-        for (s, local) in adding { tally.add(local, of: segments[s], numbering.segmentNumbers[s]) }
+        for (si, local) in removing { tally.add(local, of: segments[si], numbering.segmentNumbers[si], sign: -1) }
+        for (si, local) in adding { tally.add(local, of: segments[si], numbering.segmentNumbers[si]) }
         return tally.counts
     }
 
@@ -209,8 +209,8 @@ public final class CatalogSnapshot: Sendable {
     public var entities: [Entity] {
         var out = [Entity]()
         out.reserveCapacity(count)
-        for (s, segment) in segments.enumerated() {
-            for doc in 0..<segment.count where !deletes[s].contains(doc) { out.append(segment.entity(doc)) }
+        for (si, segment) in segments.enumerated() {
+            for doc in 0..<segment.count where !deletes[si].contains(doc) { out.append(segment.entity(doc)) }
         }
         return out
     }
@@ -230,24 +230,24 @@ public final class CatalogSnapshot: Sendable {
 
     /// The segment of a document and its number there.
     @inline(__always) func locate(_ doc: Int32) -> (segment: Int, local: Int) {
-        var s = segments.count - 1
-        while bases[s] > doc { s -= 1 }
-        return (s, Int(doc - bases[s]))
+        var si = segments.count - 1
+        while bases[si] > doc { si -= 1 }
+        return (si, Int(doc - bases[si]))
     }
 
     /// The live document with this reference: the newest segment's, since an upsert deletes the
     /// older one.
     func doc(of ref: EntityRef) -> Int32? {
-        for s in segments.indices.reversed() {
-            if let local = segments[s].doc(of: ref), !deletes[s].contains(local) { return bases[s] + Int32(local) }
+        for si in segments.indices.reversed() {
+            if let local = segments[si].doc(of: ref), !deletes[si].contains(local) { return bases[si] + Int32(local) }
         }
         return nil
     }
 
     /// The whole entity of a document.
     func entity(at doc: Int32) -> Entity {
-        let (s, local) = locate(doc)
-        return segments[s].entity(local)
+        let (si, local) = locate(doc)
+        return segments[si].entity(local)
     }
 
     /// Splits `items`, in ascending document order, into the runs that fall in one segment each,
@@ -274,9 +274,9 @@ public final class CatalogSnapshot: Sendable {
     func liveDocs() -> [Int32] {
         var out = [Int32]()
         out.reserveCapacity(count)
-        for (s, segment) in segments.enumerated() {
-            let base = bases[s]
-            let deleted = deletes[s]
+        for (si, segment) in segments.enumerated() {
+            let base = bases[si]
+            let deleted = deletes[si]
             for local in 0..<segment.count where deleted.count == 0 || !deleted.contains(local) {
                 out.append(base + Int32(local))
             }
@@ -299,11 +299,13 @@ public final class CatalogSnapshot: Sendable {
         if let known = derived.withLock({ $0.everything }) { return known }
         let numbering = self.numbering
         let tally = FacetTally(numbering)
-        for (s, segment) in segments.enumerated() {
+        for (si, segment) in segments.enumerated() {
             let totals = segment.totals
-            let numbers = numbering.segmentNumbers[s]
-            for (local, n) in totals.types.enumerated() { tally.types[Int(numbers.types[local])] += n }
-            for (local, n) in totals.categories.enumerated() { tally.categories[Int(numbers.categories[local])] += n }
+            let numbers = numbering.segmentNumbers[si]
+            for (local, total) in totals.types.enumerated() { tally.types[Int(numbers.types[local])] += total }
+            for (local, total) in totals.categories.enumerated() {
+                tally.categories[Int(numbers.categories[local])] += total
+            }
             for local in 0..<segment.valueStrings.count {
                 tally.values[Int(numbers.values[local])] += totals.values[local]
             }
@@ -321,7 +323,7 @@ public final class CatalogSnapshot: Sendable {
                     }
                 }
             }
-            for local in deletes[s].docs { tally.add(local, of: segment, numbers, sign: -1) }
+            for local in deletes[si].docs { tally.add(local, of: segment, numbers, sign: -1) }
         }
         let counts = tally.counts
         derived.withLock { $0.everything = counts }
@@ -337,15 +339,15 @@ public final class CatalogSnapshot: Sendable {
     func keepTermCounts(_ counts: FacetCounts, of term: String) {
         let bytes = counts.bytes
         guard bytes <= Self.termCountsBudget else { return }
-        derived.withLock { d in
-            guard d.termCounts[term] == nil else { return }
-            while d.termBytes + bytes > Self.termCountsBudget, !d.termOrder.isEmpty {
-                let oldest = d.termOrder.removeFirst()
-                d.termBytes -= d.termCounts.removeValue(forKey: oldest)?.bytes ?? 0
+        derived.withLock { derived in
+            guard derived.termCounts[term] == nil else { return }
+            while derived.termBytes + bytes > Self.termCountsBudget, !derived.termOrder.isEmpty {
+                let oldest = derived.termOrder.removeFirst()
+                derived.termBytes -= derived.termCounts.removeValue(forKey: oldest)?.bytes ?? 0
             }
-            d.termCounts[term] = counts
-            d.termOrder.append(term)
-            d.termBytes += bytes
+            derived.termCounts[term] = counts
+            derived.termOrder.append(term)
+            derived.termBytes += bytes
         }
     }
 
@@ -401,39 +403,39 @@ struct NumberBuckets: Sendable, Hashable {
     }
 
     func label(_ i: Int) -> String {
-        let b = bounds(i)
-        return "\(formatNumber(b.min))..\(formatNumber(b.max))"
+        let bucket = bounds(i)
+        return "\(formatNumber(bucket.min))..\(formatNumber(bucket.max))"
     }
 }
 
 private func pow10(_ x: Double) -> Double {
-    var r = 1.0
-    var n = Int(x)
-    if n >= 0 {
-        while n > 0 {
-            r *= 10
-            n -= 1
+    var result = 1.0
+    var exponent = Int(x)
+    if exponent >= 0 {
+        while exponent > 0 {
+            result *= 10
+            exponent -= 1
         }
     } else {
-        while n < 0 {
-            r /= 10
-            n += 1
+        while exponent < 0 {
+            result /= 10
+            exponent += 1
         }
     }
-    return r
+    return result
 }
 
 private func log10Double(_ x: Double) -> Double {
     // Enough precision for choosing an order of magnitude, without Foundation.
-    var e = 0.0
-    var v = x
-    while v >= 10 {
-        v /= 10
-        e += 1
+    var exponent = 0.0
+    var scaled = x
+    while scaled >= 10 {
+        scaled /= 10
+        exponent += 1
     }
-    while v < 1 {
-        v *= 10
-        e -= 1
+    while scaled < 1 {
+        scaled *= 10
+        exponent -= 1
     }
-    return e
+    return exponent
 }

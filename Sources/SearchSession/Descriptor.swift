@@ -129,11 +129,13 @@ public struct Descriptor: Hashable, Sendable {
             }
         }
         try pixelBuffer?.validate()
-        if let p = featurePrint {
-            if p.model.isEmpty { throw .invalid("feature print has no model") }
-            if p.values.isEmpty { throw .invalid("feature print of model \(p.model) has no values") }
-            if let i = p.values.firstIndex(where: { !$0.isFinite }) {
-                throw .invalid("feature print value \(i) is \(p.values[i]); values must be finite")
+        if let featurePrint {
+            if featurePrint.model.isEmpty { throw .invalid("feature print has no model") }
+            if featurePrint.values.isEmpty {
+                throw .invalid("feature print of model \(featurePrint.model) has no values")
+            }
+            if let index = featurePrint.values.firstIndex(where: { !$0.isFinite }) {
+                throw .invalid("feature print value \(index) is \(featurePrint.values[index]); values must be finite")
             }
         }
     }

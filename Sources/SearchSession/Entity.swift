@@ -24,22 +24,22 @@ public enum AttributeValue: Hashable, Sendable, CustomStringConvertible {
 
     /// The numeric value, if this is a number.
     public var number: Double? {
-        if case .number(let n) = self { return n }
+        if case .number(let value) = self { return value }
         return nil
     }
 
     public var description: String {
         switch self {
-        case .string(let s): s
-        case .number(let n): formatNumber(n)
+        case .string(let text): text
+        case .number(let value): formatNumber(value)
         }
     }
 }
 
 /// Formats a number without a trailing `.0` for integral values.
-func formatNumber(_ n: Double) -> String {
-    if n.rounded() == n, abs(n) < 1e15 { return String(Int64(n)) }
-    return String(n)
+func formatNumber(_ value: Double) -> String {
+    if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+    return String(value)
 }
 
 /// A feature vector computed by a named model.
@@ -141,7 +141,7 @@ public struct Entity: Hashable, Sendable {
         if locale.isEmpty || localized.isEmpty { return LocalizedText(title: title, subtitle: subtitle) }
         let key = locale.replacingUnderscores()
         if !key.isEmpty {
-            if let t = localized[key] { return t.filled(from: self) }
+            if let exact = localized[key] { return exact.filled(from: self) }
             let lower = key.lowercased()
             if let hit = localized.first(where: { $0.key.lowercased() == lower }) {
                 return hit.value.filled(from: self)
@@ -160,18 +160,20 @@ public struct Entity: Hashable, Sendable {
         if id.isEmpty { throw .init(code: .invalidCatalog, message: "missing \"id\"") }
         if title.isEmpty { throw .init(code: .invalidCatalog, message: "missing \"title\"") }
         var models = Set<String>()
-        for p in prints {
-            if p.model.isEmpty { throw .init(code: .invalidCatalog, message: "a print without \"model\"") }
-            if p.values.isEmpty { throw .init(code: .invalidCatalog, message: "print \(p.model) has no values") }
-            if p.values.contains(where: { !$0.isFinite }) {
-                throw .init(code: .invalidCatalog, message: "print \(p.model) has a non-finite value")
+        for print in prints {
+            if print.model.isEmpty { throw .init(code: .invalidCatalog, message: "a print without \"model\"") }
+            if print.values.isEmpty {
+                throw .init(code: .invalidCatalog, message: "print \(print.model) has no values")
             }
-            if !models.insert(p.model).inserted {
-                throw .init(code: .invalidCatalog, message: "two prints of model \(p.model)")
+            if print.values.contains(where: { !$0.isFinite }) {
+                throw .init(code: .invalidCatalog, message: "print \(print.model) has a non-finite value")
+            }
+            if !models.insert(print.model).inserted {
+                throw .init(code: .invalidCatalog, message: "two prints of model \(print.model)")
             }
         }
         for (name, value) in attributes {
-            if case .number(let n) = value, !n.isFinite {
+            if case .number(let number) = value, !number.isFinite {
                 throw .init(code: .invalidCatalog, message: "attribute \(name) is not a finite number")
             }
         }

@@ -219,11 +219,11 @@ extension SearchEngine {
                 if standing.countsCategory { counts.addCategory(doc) }
                 let pairs = segment.attributes(of: doc)
                 if standing.countsEveryValue {
-                    for p in pairs { counts.addValue(segment.pairValue[p]) }
+                    for pair in pairs { counts.addValue(segment.pairValue[pair]) }
                 } else if standing.countsSomeValues {
                     // Only the failed attribute's value counts: the one case that looks attributes up.
-                    for p in pairs {
-                        let value = segment.pairValue[p]
+                    for pair in pairs {
+                        let value = segment.pairValue[pair]
                         if standing.countsValue(ofAttribute: segment.attribute(ofValue: value)) {
                             counts.addValue(value)
                         } else {
@@ -231,7 +231,7 @@ extension SearchEngine {
                         }
                     }
                 } else {
-                    for p in pairs { counts.notePresent(segment.pairValue[p]) }
+                    for pair in pairs { counts.notePresent(segment.pairValue[pair]) }
                 }
             }
             counts.fold(into: tally, numbers)
@@ -242,8 +242,8 @@ extension SearchEngine {
             guard let standing = compiled.standing(doc, in: segment) else { continue }
             if standing.countsType { tally.addType(doc, of: segment, numbers) }
             if standing.countsCategory { tally.addCategories(doc, of: segment, numbers) }
-            for p in segment.attributes(of: doc) {
-                let value = segment.pairValue[p]
+            for pair in segment.attributes(of: doc) {
+                let value = segment.pairValue[pair]
                 let attribute = segment.attribute(ofValue: value)
                 tally.seen[Int(numbers.attributes[Int(attribute)])] = true
                 if standing.countsValue(ofAttribute: attribute) { tally.addValue(value, of: segment, numbers) }
@@ -300,18 +300,20 @@ extension SearchEngine {
             if seen == nil && attributeValues[attribute].isEmpty { continue }
             let layout = numbering.buckets[attribute]
             var selected = Set<String>()
-            for f in constraints.filters where f.attribute == name {
-                switch f.condition {
-                case .anyOf(let v):
+            for filter in constraints.filters where filter.attribute == name {
+                switch filter.condition {
+                case .anyOf(let listed):
                     if let layout {
-                        for x in v { if let n = Double(x) { selected.insert(layout.label(layout.index(of: n))) } }
+                        for text in listed {
+                            if let number = Double(text) { selected.insert(layout.label(layout.index(of: number))) }
+                        }
                     } else {
-                        selected.formUnion(v)
+                        selected.formUnion(listed)
                     }
                 case .range(let lo, let hi):
                     if let layout, let lo, let hi {
-                        let i = layout.index(of: lo)
-                        if layout.bounds(i) == (lo, hi) { selected.insert(layout.label(i)) }
+                        let bucket = layout.index(of: lo)
+                        if layout.bounds(bucket) == (lo, hi) { selected.insert(layout.label(bucket)) }
                     }
                 }
             }

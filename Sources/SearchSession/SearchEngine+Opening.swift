@@ -156,13 +156,13 @@ extension SearchEngine {
         let known = state.withLock { $0.persisted }
         var written = [UInt64: String]()
         var entries = [IndexDirectory.Manifest.Entry]()
-        for (s, segment) in snapshot.segments.enumerated() {
+        for (si, segment) in snapshot.segments.enumerated() {
             var name = segment.fileName ?? known[segment.serial]
             if name == nil {
                 name = try index.store(segment).fileName
             }
             written[segment.serial] = name!
-            entries.append(.init(file: name!, deleted: snapshot.deletes[s].docs))
+            entries.append(.init(file: name!, deleted: snapshot.deletes[si].docs))
         }
         let baseline = state.withLock { $0.baseline }
         let badLines = state.withLock { $0.badLines }

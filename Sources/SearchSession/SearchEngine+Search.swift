@@ -42,7 +42,7 @@ extension SearchEngine {
         let pageSize = min(
             request.pageSize > 0 ? request.pageSize : (session.pageSize > 0 ? session.pageSize : Self.defaultPageSize),
             Self.maximumPageSize)
-        for f in request.filters { try f.validate() }
+        for filter in request.filters { try filter.validate() }
         try request.filterExpression?.validate()
         if request.sort.key == .attribute && request.sort.attribute.isEmpty {
             throw .invalid("sorting by attribute needs an attribute name")
@@ -180,9 +180,9 @@ extension SearchEngine {
         guard selected.count > 1 else { return nil }
         let before = selected.map { selection.chips[$0].text }.joined(separator: " ")
         let weakest = selected.min {
-            let a = context.session.labels[$0].weight
-            let b = context.session.labels[$1].weight
-            return a != b ? a < b : $0 > $1
+            let leftWeight = context.session.labels[$0].weight
+            let rightWeight = context.session.labels[$1].weight
+            return leftWeight != rightWeight ? leftWeight < rightWeight : $0 > $1
         }!
         selection.chips[weakest].selected = false
         selection.groups = groups(selection.chips, context: context)
@@ -252,10 +252,10 @@ extension SearchEngine {
         splitting: Bool = true
     ) -> Evaluation {
         let disabled = Set(request.disabledLabels.map { Analyzer.tokens($0).joined(separator: " ") })
-        let chips = session.labels.map { l in
+        let chips = session.labels.map { label in
             Chip(
-                text: l.text, selected: !disabled.contains(Analyzer.tokens(l.text).joined(separator: " ")),
-                confidence: l.confidence)
+                text: label.text, selected: !disabled.contains(Analyzer.tokens(label.text).joined(separator: " ")),
+                confidence: label.confidence)
         }
         let queryText = request.query ?? session.queryText
         let context = RelaxationContext(
@@ -430,13 +430,13 @@ final class SortKeys {
         for candidate in list {
             let (si, local) = snapshot.locate(candidate.doc)
             let segment = snapshot.segments[si]
-            guard let number = numbers[si], let p = segment.attribute(number, of: local) else {
+            guard let number = numbers[si], let pair = segment.attribute(number, of: local) else {
                 kinds.append(0)
                 bytes.append(empty)
                 self.numbers.append(0)
                 continue
             }
-            let value = segment.pairValue[p]
+            let value = segment.pairValue[pair]
             if segment.isNumber(value) {
                 kinds.append(1)
                 bytes.append(empty)
@@ -459,14 +459,14 @@ final class SortKeys {
         case (1, _): return -1
         case (_, 1): return 1
         default:
-            let a = bytes[i]
-            let b = bytes[j]
-            let common = min(a.count, b.count)
+            let leftKey = bytes[i]
+            let rightKey = bytes[j]
+            let common = min(leftKey.count, rightKey.count)
             if common > 0 {
-                let order = memcmp(a.baseAddress!, b.baseAddress!, common)
+                let order = memcmp(leftKey.baseAddress!, rightKey.baseAddress!, common)
                 if order != 0 { return Int(order) }
             }
-            return a.count - b.count
+            return leftKey.count - rightKey.count
         }
     }
 }

@@ -185,17 +185,18 @@ public final class SearchEngine: Sendable {
 
     /// The newest snapshot of a version, if it is current or still retained.
     public func snapshot(version: UInt64) -> CatalogSnapshot? {
-        state.withLock { s in
-            if s.current.version == version { return s.current }
-            return s.retired.last { $0.snapshot.version == version }?.snapshot
+        state.withLock { state in
+            if state.current.version == version { return state.current }
+            return state.retired.last { $0.snapshot.version == version }?.snapshot
         }
     }
 
     /// Exactly the snapshot a page token names, if it is current or still retained.
     func snapshot(version: UInt64, generation: UInt64) -> CatalogSnapshot? {
-        state.withLock { s in
-            if s.current.version == version && s.current.generation == generation { return s.current }
-            return s.retired.last { $0.snapshot.version == version && $0.snapshot.generation == generation }?.snapshot
+        state.withLock { state in
+            if state.current.version == version && state.current.generation == generation { return state.current }
+            return state.retired.last { $0.snapshot.version == version && $0.snapshot.generation == generation }?
+                .snapshot
         }
     }
 
@@ -252,11 +253,11 @@ public final class SearchEngine: Sendable {
         var remove = [EntityRef]()
         var seen = Set<EntityRef>()
         var errors = [CatalogUpdate.EntityError]()
-        for (i, r) in refs.enumerated() {
-            if snapshot.doc(of: r) == nil || !seen.insert(r).inserted {
-                errors.append(.init(index: i, entity: r, message: "no entity \(r) in the catalog"))
+        for (i, ref) in refs.enumerated() {
+            if snapshot.doc(of: ref) == nil || !seen.insert(ref).inserted {
+                errors.append(.init(index: i, entity: ref, message: "no entity \(ref) in the catalog"))
             } else {
-                remove.append(r)
+                remove.append(ref)
             }
         }
         return (remove.isEmpty ? nil : .delete(remove), errors)
@@ -361,27 +362,29 @@ public final class SearchEngine: Sendable {
     /// Makes the snapshot `make` builds (with its generation) current, and retires the old one for
     /// page tokens (see ``retention``). Called with the update lock held.
     private func install(_ make: (UInt64) -> CatalogSnapshot?) {
-        let generation = state.withLock { s in
-            defer { s.nextGeneration += 1 }
-            return s.nextGeneration
+        let generation = state.withLock { state in
+            defer { state.nextGeneration += 1 }
+            return state.nextGeneration
         }
         guard let next = make(generation) else { return }
         let now = ContinuousClock.now
-        let old = state.withLock { s in
-            let old = s.current
-            s.retired.append((old, now))
-            s.current = next
-            s.retired.removeAll { retired in
+        let old = state.withLock { state in
+            let old = state.current
+            state.retired.append((old, now))
+            state.current = next
+            state.retired.removeAll { retired in
                 let age = now - retired.at
                 return age > retention
                     || (age > tokenGrace && !retired.snapshot.handedOutPageToken.load(ordering: .relaxed))
             }
-            if s.retired.count > maximumRetained { s.retired.removeFirst(s.retired.count - maximumRetained) }
+            if state.retired.count > maximumRetained {
+                state.retired.removeFirst(state.retired.count - maximumRetained)
+            }
             // Under heavy writes, replaced snapshots pin segments merged away meanwhile: past the
             // budget the oldest go first (their tokens then ask to start again from page 1).
             let budget = retainedSegmentBudget ?? Self.defaultRetainedBytes(current: next)
-            while s.retired.count > 1 && Self.pinnedBytes(s.retired, current: next) > budget {
-                s.retired.removeFirst()
+            while state.retired.count > 1 && Self.pinnedBytes(state.retired, current: next) > budget {
+                state.retired.removeFirst()
             }
             return old
         }
@@ -424,9 +427,9 @@ public final class SearchEngine: Sendable {
     /// Queues a merge when the policy asks for one and none is queued or running.
     private func scheduleMerge() {
         guard mergePolicy.segmentsToMerge(in: snapshot) != nil else { return }
-        let start = state.withLock { s in
-            if s.merging { return false }
-            s.merging = true
+        let start = state.withLock { state in
+            if state.merging { return false }
+            state.merging = true
             return true
         }
         guard start else { return }

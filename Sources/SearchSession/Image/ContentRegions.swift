@@ -41,37 +41,43 @@ enum ContentRegions {
     }
 
     static func find(in image: ReducedImage) -> [Region] {
-        let w = image.width
-        let h = image.height
-        guard w >= 8, h >= 8 else { return [] }
-        var luma = [Float](repeating: 0, count: w * h)
-        for i in 0..<(w * h) {
+        let imageWidth = image.width
+        let imageHeight = image.height
+        guard imageWidth >= 8, imageHeight >= 8 else { return [] }
+        var luma = [Float](repeating: 0, count: imageWidth * imageHeight)
+        for i in 0..<(imageWidth * imageHeight) {
             luma[i] = 0.299 * image.rgb[i * 3] + 0.587 * image.rgb[i * 3 + 1] + 0.114 * image.rgb[i * 3 + 2]
         }
         // Running counts of edge pixels: down each column (a left or right side at x, between
         // columns x − 1 and x) and along each row (a top or bottom side at y).
-        var down = [Int32](repeating: 0, count: (w + 1) * (h + 1))
-        var along = [Int32](repeating: 0, count: (w + 1) * (h + 1))
-        for y in 0..<h {
-            for x in 0..<w {
-                let here = luma[y * w + x]
-                let acrossX = x > 0 && abs(here - luma[y * w + x - 1]) > edgeStep
-                let acrossY = y > 0 && abs(here - luma[(y - 1) * w + x]) > edgeStep
-                down[x * (h + 1) + y + 1] = down[x * (h + 1) + y] + (acrossX ? 1 : 0)
-                along[y * (w + 1) + x + 1] = along[y * (w + 1) + x] + (acrossY ? 1 : 0)
+        var down = [Int32](repeating: 0, count: (imageWidth + 1) * (imageHeight + 1))
+        var along = [Int32](repeating: 0, count: (imageWidth + 1) * (imageHeight + 1))
+        for y in 0..<imageHeight {
+            for x in 0..<imageWidth {
+                let here = luma[y * imageWidth + x]
+                let acrossX = x > 0 && abs(here - luma[y * imageWidth + x - 1]) > edgeStep
+                let acrossY = y > 0 && abs(here - luma[(y - 1) * imageWidth + x]) > edgeStep
+                down[x * (imageHeight + 1) + y + 1] = down[x * (imageHeight + 1) + y] + (acrossX ? 1 : 0)
+                along[y * (imageWidth + 1) + x + 1] = along[y * (imageWidth + 1) + x] + (acrossY ? 1 : 0)
             }
         }
-        func columnEdges(_ x: Int, _ y0: Int, _ y1: Int) -> Int32 { down[x * (h + 1) + y1] - down[x * (h + 1) + y0] }
-        func rowEdges(_ y: Int, _ x0: Int, _ x1: Int) -> Int32 { along[y * (w + 1) + x1] - along[y * (w + 1) + x0] }
+        func columnEdges(_ x: Int, _ y0: Int, _ y1: Int) -> Int32 {
+            down[x * (imageHeight + 1) + y1] - down[x * (imageHeight + 1) + y0]
+        }
+        func rowEdges(_ y: Int, _ x0: Int, _ x1: Int) -> Int32 {
+            along[y * (imageWidth + 1) + x1] - along[y * (imageWidth + 1) + x0]
+        }
 
         // Candidate sides: a column (row) with an unbroken run of edges of at least a fifth of the
         // screen's height (width); a region of 6 % of the screen has sides at least that long.
         // A busy picture can have many: the longest runs are kept, which bounds the pairs to score.
         let columns = strongest(
-            (1..<w).map { x in (x, longestRun(count: h) { y in columnEdges(x, y, y + 1) > 0 }) }, least: h / 5)
+            (1..<imageWidth).map { x in (x, longestRun(count: imageHeight) { y in columnEdges(x, y, y + 1) > 0 }) },
+            least: imageHeight / 5)
         let rows = strongest(
-            (1..<h).map { y in (y, longestRun(count: w) { x in rowEdges(y, x, x + 1) > 0 }) }, least: w / 5)
-        let total = Double(w * h)
+            (1..<imageHeight).map { y in (y, longestRun(count: imageWidth) { x in rowEdges(y, x, x + 1) > 0 }) },
+            least: imageWidth / 5)
+        let total = Double(imageWidth * imageHeight)
         var scored = [(region: (x0: Int, y0: Int, x1: Int, y1: Int), coverage: Double, area: Double)]()
         for (i, x0) in columns.enumerated() {
             for x1 in columns[(i + 1)...] {
@@ -108,10 +114,11 @@ enum ContentRegions {
             let area = Double((patch.x1 - patch.x0) * (patch.y1 - patch.y0)) / total
             if areaRange.contains(area) { kept.append(patch) }
         }
-        return kept.map { r in
+        return kept.map { rectangle in
             Region(
-                x: Double(r.x0) / Double(w), y: Double(r.y0) / Double(h), width: Double(r.x1 - r.x0) / Double(w),
-                height: Double(r.y1 - r.y0) / Double(h))
+                x: Double(rectangle.x0) / Double(imageWidth), y: Double(rectangle.y0) / Double(imageHeight),
+                width: Double(rectangle.x1 - rectangle.x0) / Double(imageWidth),
+                height: Double(rectangle.y1 - rectangle.y0) / Double(imageHeight))
         }
     }
 
@@ -119,38 +126,38 @@ enum ContentRegions {
     /// common colour, when that colour is the background of at least a third of the screen; at
     /// most three, largest first.
     static func patches(_ image: ReducedImage) -> [(x0: Int, y0: Int, x1: Int, y1: Int)] {
-        let w = image.width
-        let h = image.height
-        let n = w * h
+        let imageWidth = image.width
+        let imageHeight = image.height
+        let pixelCount = imageWidth * imageHeight
         // The most common colour, in bins of 16 levels per channel.
         var counts = [Int](repeating: 0, count: 4096)
-        func bin(_ i: Int) -> Int {
-            let r = min(15, Int(image.rgb[i * 3]) >> 4)
-            let g = min(15, Int(image.rgb[i * 3 + 1]) >> 4)
-            let b = min(15, Int(image.rgb[i * 3 + 2]) >> 4)
-            return r << 8 | g << 4 | b
+        func bin(_ pixel: Int) -> Int {
+            let red = min(15, Int(image.rgb[pixel * 3]) >> 4)
+            let green = min(15, Int(image.rgb[pixel * 3 + 1]) >> 4)
+            let blue = min(15, Int(image.rgb[pixel * 3 + 2]) >> 4)
+            return red << 8 | green << 4 | blue
         }
-        for i in 0..<n { counts[bin(i)] += 1 }
+        for i in 0..<pixelCount { counts[bin(i)] += 1 }
         let common = counts.indices.max { counts[$0] < counts[$1] }!
-        guard counts[common] * 3 >= n else { return [] }
-        var label = [Int32](repeating: -1, count: n)  // -1 unvisited foreground, -2 background
-        for i in 0..<n where bin(i) == common { label[i] = -2 }
+        guard counts[common] * 3 >= pixelCount else { return [] }
+        var label = [Int32](repeating: -1, count: pixelCount)  // -1 unvisited foreground, -2 background
+        for i in 0..<pixelCount where bin(i) == common { label[i] = -2 }
         var boxes = [(box: (x0: Int, y0: Int, x1: Int, y1: Int), size: Int)]()
         var stack = [Int]()
-        for start in 0..<n where label[start] == -1 {
+        for start in 0..<pixelCount where label[start] == -1 {
             let id = Int32(boxes.count)
             label[start] = id
             stack.append(start)
-            var box = (x0: w, y0: h, x1: 0, y1: 0)
+            var box = (x0: imageWidth, y0: imageHeight, x1: 0, y1: 0)
             var size = 0
-            while let i = stack.popLast() {
-                let (x, y) = (i % w, i / w)
+            while let pixel = stack.popLast() {
+                let (x, y) = (pixel % imageWidth, pixel / imageWidth)
                 size += 1
                 box = (min(box.x0, x), min(box.y0, y), max(box.x1, x + 1), max(box.y1, y + 1))
                 for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
-                where nx >= 0 && ny >= 0 && nx < w && ny < h && label[ny * w + nx] == -1 {
-                    label[ny * w + nx] = id
-                    stack.append(ny * w + nx)
+                where nx >= 0 && ny >= 0 && nx < imageWidth && ny < imageHeight && label[ny * imageWidth + nx] == -1 {
+                    label[ny * imageWidth + nx] = id
+                    stack.append(ny * imageWidth + nx)
                 }
             }
             boxes.append((box, size))

@@ -64,44 +64,44 @@ public enum FeaturePrinter {
 
     static func centreCrop(_ image: ReducedImage, _ fraction: Float) -> ReducedImage {
         guard fraction < 1 else { return image }
-        let w = max(1, Int((Float(image.width) * fraction).rounded()))
-        let h = max(1, Int((Float(image.height) * fraction).rounded()))
-        let x0 = (image.width - w) / 2
-        let y0 = (image.height - h) / 2
+        let cropWidth = max(1, Int((Float(image.width) * fraction).rounded()))
+        let cropHeight = max(1, Int((Float(image.height) * fraction).rounded()))
+        let x0 = (image.width - cropWidth) / 2
+        let y0 = (image.height - cropHeight) / 2
         var rgb = [Float]()
-        rgb.reserveCapacity(w * h * 3)
-        for y in y0..<(y0 + h) {
+        rgb.reserveCapacity(cropWidth * cropHeight * 3)
+        for y in y0..<(y0 + cropHeight) {
             let row = (y * image.width + x0) * 3
-            rgb.append(contentsOf: image.rgb[row..<(row + w * 3)])
+            rgb.append(contentsOf: image.rgb[row..<(row + cropWidth * 3)])
         }
-        return ReducedImage(width: w, height: h, rgb: rgb)
+        return ReducedImage(width: cropWidth, height: cropHeight, rgb: rgb)
     }
 
     /// The fused descriptor of one (cropped) reduced image, before the final normalisation.
     private static func describe(_ image: ReducedImage) -> [Float] {
-        let w = image.width
-        let h = image.height
-        let n = w * h
-        var luma = [Float](repeating: 0, count: n)
-        var hue = [Float](repeating: 0, count: n)
-        var sat = [Float](repeating: 0, count: n)
-        for i in 0..<n {
-            let r = image.rgb[i * 3]
-            let g = image.rgb[i * 3 + 1]
-            let b = image.rgb[i * 3 + 2]
-            luma[i] = 0.299 * r + 0.587 * g + 0.114 * b
-            let mx = max(r, g, b)
-            let mn = min(r, g, b)
-            let c = mx - mn
-            sat[i] = mx > 0 ? c / mx : 0
-            if c > 0 {
+        let width = image.width
+        let height = image.height
+        let pixelCount = width * height
+        var luma = [Float](repeating: 0, count: pixelCount)
+        var hue = [Float](repeating: 0, count: pixelCount)
+        var sat = [Float](repeating: 0, count: pixelCount)
+        for i in 0..<pixelCount {
+            let red = image.rgb[i * 3]
+            let green = image.rgb[i * 3 + 1]
+            let blue = image.rgb[i * 3 + 2]
+            luma[i] = 0.299 * red + 0.587 * green + 0.114 * blue
+            let mx = max(red, green, blue)
+            let mn = min(red, green, blue)
+            let chroma = mx - mn
+            sat[i] = mx > 0 ? chroma / mx : 0
+            if chroma > 0 {
                 var hh: Float
-                if mx == r {
-                    hh = (g - b) / c
-                } else if mx == g {
-                    hh = (b - r) / c + 2
+                if mx == red {
+                    hh = (green - blue) / chroma
+                } else if mx == green {
+                    hh = (blue - red) / chroma + 2
                 } else {
-                    hh = (r - g) / c + 4
+                    hh = (red - green) / chroma + 4
                 }
                 if hh < 0 { hh += 6 }
                 hue[i] = hh / 6
@@ -110,10 +110,10 @@ public enum FeaturePrinter {
         // Saturation relative to the image's mean, so a contrast change (which scales chroma) moves
         // few pixels between the grey bin and the two saturation levels.
         var meanSat: Float = 0
-        for v in sat { meanSat += v }
-        meanSat = max(meanSat / Float(max(n, 1)), 0.15)
-        let blurred = boxBlur(luma, w, h)
-        let (magnitude, orientation) = gradients(blurred, w, h)
+        for saturation in sat { meanSat += saturation }
+        meanSat = max(meanSat / Float(max(pixelCount, 1)), 0.15)
+        let blurred = boxBlur(luma, width, height)
+        let (magnitude, orientation) = gradients(blurred, width, height)
 
         // Regions as (x0, y0, x1, y1) fractions, all symmetric under a horizontal mirror.
         let regions: [(Float, Float, Float, Float, Float)] = [
@@ -126,42 +126,42 @@ public enum FeaturePrinter {
         var out = [Float]()
         out.reserveCapacity(dimension)
         for (fx0, fy0, fx1, fy1, weight) in regions {
-            let x0 = Int(fx0 * Float(w))
-            let x1 = max(x0 + 1, Int(fx1 * Float(w)))
-            let y0 = Int(fy0 * Float(h))
-            let y1 = max(y0 + 1, Int(fy1 * Float(h)))
+            let x0 = Int(fx0 * Float(width))
+            let x1 = max(x0 + 1, Int(fx1 * Float(width)))
+            let y0 = Int(fy0 * Float(height))
+            let y1 = max(y0 + 1, Int(fy1 * Float(height)))
             var colour = [Float](repeating: 0, count: colourBins)
             // The last bin is "flat": a constant per pixel, so that a smooth picture's faint
             // gradients (and the JPEG block edges among them) do not fill a whole histogram.
             var orient = [Float](repeating: 0, count: orientationBins + 1)
-            for y in y0..<min(y1, h) {
-                for x in x0..<min(x1, w) {
-                    let i = y * w + x
+            for y in y0..<min(y1, height) {
+                for x in x0..<min(x1, width) {
+                    let pixel = y * width + x
                     // Soft everywhere: a pixel slides continuously between grey and colour, and
                     // between the two saturation levels, so small changes move little mass.
-                    let s = min(sat[i] / meanSat, 2) * min(1, luma[i] / 24)
-                    colour[colourBins - 1] += max(0, 1 - s / 0.6)
-                    if s > 0 {
-                        let high = min(max((s - 0.6) / 0.8, 0), 1)
-                        let pos = hue[i] * Float(hueBins) - 0.5
+                    let saturation = min(sat[pixel] / meanSat, 2) * min(1, luma[pixel] / 24)
+                    colour[colourBins - 1] += max(0, 1 - saturation / 0.6)
+                    if saturation > 0 {
+                        let high = min(max((saturation - 0.6) / 0.8, 0), 1)
+                        let pos = hue[pixel] * Float(hueBins) - 0.5
                         let lo = Int(pos.rounded(.down))
                         let frac = pos - Float(lo)
-                        let a = ((lo % hueBins) + hueBins) % hueBins
-                        let b = (a + 1) % hueBins
-                        colour[a * 2] += (1 - frac) * s * (1 - high)
-                        colour[a * 2 + 1] += (1 - frac) * s * high
-                        colour[b * 2] += frac * s * (1 - high)
-                        colour[b * 2 + 1] += frac * s * high
+                        let lowBin = ((lo % hueBins) + hueBins) % hueBins
+                        let highBin = (lowBin + 1) % hueBins
+                        colour[lowBin * 2] += (1 - frac) * saturation * (1 - high)
+                        colour[lowBin * 2 + 1] += (1 - frac) * saturation * high
+                        colour[highBin * 2] += frac * saturation * (1 - high)
+                        colour[highBin * 2 + 1] += frac * saturation * high
                     }
-                    softAdd(&orient, orientation[i], magnitude[i])
+                    softAdd(&orient, orientation[pixel], magnitude[pixel])
                 }
             }
-            orient[orientationBins] = flatGradient * Float((min(y1, h) - y0) * (min(x1, w) - x0))
+            orient[orientationBins] = flatGradient * Float((min(y1, height) - y0) * (min(x1, width) - x0))
             append(colour, weight: weight, to: &out)
             append(orient, weight: weight, to: &out)
         }
         // Coarse-scale orientations, for blur.
-        let (cw, ch, coarse) = halve(blurred, w, h)
+        let (cw, ch, coarse) = halve(blurred, width, height)
         let (cm, co) = gradients(boxBlur(coarse, cw, ch), cw, ch)
         var coarseOrient = [Float](repeating: 0, count: orientationBins + 1)
         for i in 0..<(cw * ch) { softAdd(&coarseOrient, co[i], cm[i]) }
@@ -170,28 +170,28 @@ public enum FeaturePrinter {
         // Mirror-averaged 8 × 8 luminance thumbnail, kept as its 4 distinct columns × 8 rows.
         var thumb = [Float](repeating: 0, count: 64)
         var counts = [Float](repeating: 0, count: 64)
-        for y in 0..<h {
-            for x in 0..<w {
-                let t = (y * 8 / h) * 8 + (x * 8 / w)
-                thumb[t] += luma[y * w + x]
-                counts[t] += 1
+        for y in 0..<height {
+            for x in 0..<width {
+                let cell = (y * 8 / height) * 8 + (x * 8 / width)
+                thumb[cell] += luma[y * width + x]
+                counts[cell] += 1
             }
         }
         var half = [Float](repeating: 0, count: 32)
         for row in 0..<8 {
             for col in 0..<4 {
-                let a = thumb[row * 8 + col] / max(counts[row * 8 + col], 1)
-                let b = thumb[row * 8 + 7 - col] / max(counts[row * 8 + 7 - col], 1)
-                half[row * 4 + col] = (a + b) / 2
+                let left = thumb[row * 8 + col] / max(counts[row * 8 + col], 1)
+                let mirrored = thumb[row * 8 + 7 - col] / max(counts[row * 8 + 7 - col], 1)
+                half[row * 4 + col] = (left + mirrored) / 2
             }
         }
         let mean = half.reduce(0, +) / 32
         let thumbBlock = half.map { $0 - mean }
         // Standardised, but a nearly uniform picture keeps a small block rather than blown-up noise.
         var energy: Float = 0
-        for v in thumbBlock { energy += v * v }
+        for value in thumbBlock { energy += value * value }
         let scale = 1 / max(energy.squareRoot(), thumbnailContrastFloor)
-        for v in thumbBlock { out.append(v * scale * thumbnailWeight) }
+        for value in thumbBlock { out.append(value * scale * thumbnailWeight) }
         return out
     }
 
@@ -201,83 +201,83 @@ public enum FeaturePrinter {
         let pos = angle / (Float.pi / 2) * Float(bins) - 0.5
         let lo = Int(pos.rounded(.down))
         let frac = pos - Float(lo)
-        let a = min(max(lo, 0), bins - 1)
-        let b = min(max(lo + 1, 0), bins - 1)
-        hist[a] += (1 - frac) * weight
-        hist[b] += frac * weight
+        let lowBin = min(max(lo, 0), bins - 1)
+        let highBin = min(max(lo + 1, 0), bins - 1)
+        hist[lowBin] += (1 - frac) * weight
+        hist[highBin] += frac * weight
     }
 
     private static func append(_ block: [Float], weight: Float, to out: inout [Float]) {
-        var b = block.map { $0.squareRoot() }
-        normalize(&b)
-        for v in b { out.append(v * weight) }
+        var rooted = block.map { $0.squareRoot() }
+        normalize(&rooted)
+        for value in rooted { out.append(value * weight) }
     }
 
-    static func normalize(_ v: inout [Float]) {
+    static func normalize(_ vector: inout [Float]) {
         var sum: Float = 0
-        for x in v { sum += x * x }
+        for component in vector { sum += component * component }
         guard sum > 0 else { return }
         let inv = 1 / sum.squareRoot()
-        for i in v.indices { v[i] *= inv }
+        for i in vector.indices { vector[i] *= inv }
     }
 
-    private static func boxBlur(_ src: [Float], _ w: Int, _ h: Int) -> [Float] {
+    private static func boxBlur(_ src: [Float], _ width: Int, _ height: Int) -> [Float] {
         var out = src
-        for y in 0..<h {
-            for x in 0..<w {
-                var s: Float = 0
-                var c: Float = 0
+        for y in 0..<height {
+            for x in 0..<width {
+                var sum: Float = 0
+                var count: Float = 0
                 for dy in -1...1 {
                     let yy = y + dy
-                    if yy < 0 || yy >= h { continue }
+                    if yy < 0 || yy >= height { continue }
                     for dx in -1...1 {
                         let xx = x + dx
-                        if xx < 0 || xx >= w { continue }
-                        s += src[yy * w + xx]
-                        c += 1
+                        if xx < 0 || xx >= width { continue }
+                        sum += src[yy * width + xx]
+                        count += 1
                     }
                 }
-                out[y * w + x] = s / c
+                out[y * width + x] = sum / count
             }
         }
         return out
     }
 
     /// Gradient magnitude and folded orientation in [0, π/2].
-    private static func gradients(_ l: [Float], _ w: Int, _ h: Int) -> ([Float], [Float]) {
-        var mag = [Float](repeating: 0, count: w * h)
-        var ori = [Float](repeating: 0, count: w * h)
-        guard w >= 3, h >= 3 else { return (mag, ori) }
-        for y in 1..<(h - 1) {
-            for x in 1..<(w - 1) {
-                let i = y * w + x
-                let gx = l[i + 1] - l[i - 1]
-                let gy = l[i + w] - l[i - w]
-                let m = (gx * gx + gy * gy).squareRoot()
-                mag[i] = m
+    private static func gradients(_ luma: [Float], _ width: Int, _ height: Int) -> ([Float], [Float]) {
+        var mag = [Float](repeating: 0, count: width * height)
+        var ori = [Float](repeating: 0, count: width * height)
+        guard width >= 3, height >= 3 else { return (mag, ori) }
+        for y in 1..<(height - 1) {
+            for x in 1..<(width - 1) {
+                let pixel = y * width + x
+                let gx = luma[pixel + 1] - luma[pixel - 1]
+                let gy = luma[pixel + width] - luma[pixel - width]
+                let length = (gx * gx + gy * gy).squareRoot()
+                mag[pixel] = length
                 var theta = atan2(gy, gx)  // -π...π
                 if theta < 0 { theta += .pi }  // unsigned: 0...π
-                ori[i] = min(theta, .pi - theta)  // mirror-folded: 0...π/2
+                ori[pixel] = min(theta, .pi - theta)  // mirror-folded: 0...π/2
             }
         }
         return (mag, ori)
     }
 
-    private static func halve(_ src: [Float], _ w: Int, _ h: Int) -> (Int, Int, [Float]) {
-        let hw = max(1, w / 2)
-        let hh = max(1, h / 2)
+    private static func halve(_ src: [Float], _ width: Int, _ height: Int) -> (Int, Int, [Float]) {
+        let hw = max(1, width / 2)
+        let hh = max(1, height / 2)
         var out = [Float](repeating: 0, count: hw * hh)
         for y in 0..<hh {
             for x in 0..<hw {
-                var s: Float = 0
-                var c: Float = 0
-                for yy in (y * 2)..<min(y * 2 + 2, h) {
-                    for xx in (x * 2)..<min(x * 2 + 2, w) {
-                        s += src[yy * w + xx]
-                        c += 1
+                var sum: Float = 0
+                var count: Float = 0
+                for yy in (y * 2)..<min(y * 2 + 2, height) {
+                    for xx in (x * 2)..<min(x * 2 + 2, width) {
+                        sum += src[yy * width + xx]
+                        count += 1
                     }
                 }
-                out[y * hw + x] = s / max(c, 1)
+                out[y * hw + x] = sum / max(count, 1)
             }
         }
         return (hw, hh, out)

@@ -114,10 +114,10 @@ private final class JPEGDecodeJob: @unchecked Sendable {
             return
         }
         cinfo.pointee.out_color_space = JCS_RGB
-        let w = Int(cinfo.pointee.image_width)
-        let h = Int(cinfo.pointee.image_height)
-        guard w > 0, h > 0, w * h <= ImageDecoder.maximumPixels else {
-            failure = "dimensions \(w)×\(h) are out of range"
+        let headerWidth = Int(cinfo.pointee.image_width)
+        let headerHeight = Int(cinfo.pointee.image_height)
+        guard headerWidth > 0, headerHeight > 0, headerWidth * headerHeight <= ImageDecoder.maximumPixels else {
+            failure = "dimensions \(headerWidth)×\(headerHeight) are out of range"
             return
         }
         _ = jpeg_start_decompress(cinfo)

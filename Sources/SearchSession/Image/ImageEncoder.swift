@@ -19,8 +19,10 @@ package enum ImageEncoder {
         let ok = rgb.withUnsafeBytes { png_image_write_to_memory(&image, nil, &size, 0, $0.baseAddress, 0, nil) }
         guard ok != 0, size > 0 else { throw SearchError(code: .imageDecoding, message: "PNG encoding failed") }
         var out = [UInt8](repeating: 0, count: size)
-        let written = out.withUnsafeMutableBytes { o in
-            rgb.withUnsafeBytes { png_image_write_to_memory(&image, o.baseAddress, &size, 0, $0.baseAddress, 0, nil) }
+        let written = out.withUnsafeMutableBytes { output in
+            rgb.withUnsafeBytes {
+                png_image_write_to_memory(&image, output.baseAddress, &size, 0, $0.baseAddress, 0, nil)
+            }
         }
         png_image_free(&image)
         guard written != 0 else { throw SearchError(code: .imageDecoding, message: "PNG encoding failed") }

@@ -22,17 +22,19 @@ enum PixelReducer {
 
     /// Reduces the rectangle of `buffer` at (`x`, `y`) of `width` × `height` pixels (inside the
     /// buffer) so that its longer side is at most `maxSide`.
-    static func reduce(_ buffer: PixelBuffer, x left: Int, y top: Int, width w: Int, height h: Int, maxSide: Int)
+    static func reduce(_ buffer: PixelBuffer, x left: Int, y top: Int, width: Int, height: Int, maxSide: Int)
         -> ReducedImage
     {
-        precondition(left >= 0 && top >= 0 && w > 0 && h > 0 && left + w <= buffer.width && top + h <= buffer.height)
-        let scale = min(1, Double(maxSide) / Double(max(w, h)))
-        let ow = max(1, Int((Double(w) * scale).rounded()))
-        let oh = max(1, Int((Double(h) * scale).rounded()))
-        let stepX = max(1, w / (ow * 4))
-        let stepY = max(1, h / (oh * 4))
-        let columns = stride(from: 0, to: w, by: stepX).map { $0 }
-        let targetColumn = columns.map { min(ow - 1, $0 * ow / w) }
+        precondition(
+            left >= 0 && top >= 0 && width > 0 && height > 0 && left + width <= buffer.width
+                && top + height <= buffer.height)
+        let scale = min(1, Double(maxSide) / Double(max(width, height)))
+        let ow = max(1, Int((Double(width) * scale).rounded()))
+        let oh = max(1, Int((Double(height) * scale).rounded()))
+        let stepX = max(1, width / (ow * 4))
+        let stepY = max(1, height / (oh * 4))
+        let columns = stride(from: 0, to: width, by: stepX).map { $0 }
+        let targetColumn = columns.map { min(ow - 1, $0 * ow / width) }
         var sums = [Float](repeating: 0, count: ow * oh * 3)
         var counts = [Float](repeating: 0, count: ow * oh)
         let bpp = buffer.format.bytesPerPixel
@@ -46,27 +48,27 @@ enum PixelReducer {
             sums.withUnsafeMutableBufferPointer { sums in
                 counts.withUnsafeMutableBufferPointer { counts in
                     var y = 0
-                    while y < h {
-                        let ty = min(oh - 1, y * oh / h)
+                    while y < height {
+                        let ty = min(oh - 1, y * oh / height)
                         let rowStart = (top + y) * buffer.bytesPerRow + left * bpp
-                        for (k, x) in columns.enumerated() {
-                            let p = rowStart + x * bpp
-                            let t = ty * ow + targetColumn[k]
-                            sums[t * 3] += Float(src[p + ri])
-                            sums[t * 3 + 1] += Float(src[p + gi])
-                            sums[t * 3 + 2] += Float(src[p + bi])
-                            counts[t] += 1
+                        for (column, x) in columns.enumerated() {
+                            let pixelOffset = rowStart + x * bpp
+                            let target = ty * ow + targetColumn[column]
+                            sums[target * 3] += Float(src[pixelOffset + ri])
+                            sums[target * 3 + 1] += Float(src[pixelOffset + gi])
+                            sums[target * 3 + 2] += Float(src[pixelOffset + bi])
+                            counts[target] += 1
                         }
                         y += stepY
                     }
                 }
             }
         }
-        for t in 0..<(ow * oh) {
-            let c = max(counts[t], 1)
-            sums[t * 3] /= c
-            sums[t * 3 + 1] /= c
-            sums[t * 3 + 2] /= c
+        for target in 0..<(ow * oh) {
+            let samples = max(counts[target], 1)
+            sums[target * 3] /= samples
+            sums[target * 3 + 1] /= samples
+            sums[target * 3 + 2] /= samples
         }
         return ReducedImage(width: ow, height: oh, rgb: sums)
     }

@@ -74,10 +74,10 @@ final class ByteRegion: @unchecked Sendable {
         let offset = pointer - base
         var done = 0
         while done < count {
-            let n = pread(descriptor, destination + done, count - done, off_t(offset + done))
-            if n > 0 {
-                done += n
-            } else if n < 0 && errno == EINTR {
+            let bytesRead = pread(descriptor, destination + done, count - done, off_t(offset + done))
+            if bytesRead > 0 {
+                done += bytesRead
+            } else if bytesRead < 0 && errno == EINTR {
                 continue
             } else {
                 // A read error: the mapping reads the same bytes (and faults as the kernel decides).
@@ -122,13 +122,13 @@ final class ByteRegion: @unchecked Sendable {
         guard descriptor >= 0 else { throw .storageFailure("cannot create \(temporary)") }
         var written = 0
         while written < count {
-            let n = Glibc.write(descriptor, base + written, count - written)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
+            let bytesWritten = Glibc.write(descriptor, base + written, count - written)
+            if bytesWritten < 0 && errno == EINTR { continue }
+            guard bytesWritten > 0 else {
                 close(descriptor)
                 throw .storageFailure("cannot write \(temporary)")
             }
-            written += n
+            written += bytesWritten
         }
         guard fsync(descriptor) == 0, close(descriptor) == 0 else { throw .storageFailure("cannot sync \(temporary)") }
         guard rename(temporary, path) == 0 else { throw .storageFailure("cannot rename \(temporary) to \(path)") }

@@ -34,14 +34,14 @@ struct DeleteSet: Sendable {
     @discardableResult
     mutating func insert(_ doc: Int) -> Bool {
         if contains(doc) { return false }
-        let c = doc / Self.documentsPerChunk
+        let chunkIndex = doc / Self.documentsPerChunk
         let bit = doc % Self.documentsPerChunk
-        if chunks[c] == nil {
-            chunks[c] = Chunk(words: [UInt64](repeating: 0, count: Self.wordsPerChunk))
-        } else if !isKnownUniquelyReferenced(&chunks[c]!) {
-            chunks[c] = Chunk(words: chunks[c]!.words)
+        if chunks[chunkIndex] == nil {
+            chunks[chunkIndex] = Chunk(words: [UInt64](repeating: 0, count: Self.wordsPerChunk))
+        } else if !isKnownUniquelyReferenced(&chunks[chunkIndex]!) {
+            chunks[chunkIndex] = Chunk(words: chunks[chunkIndex]!.words)
         }
-        chunks[c]!.words[bit >> 6] |= 1 << UInt64(bit & 63)
+        chunks[chunkIndex]!.words[bit >> 6] |= 1 << UInt64(bit & 63)
         count += 1
         return true
     }
@@ -50,12 +50,12 @@ struct DeleteSet: Sendable {
     var docs: [Int] {
         var out = [Int]()
         out.reserveCapacity(count)
-        for (c, chunk) in chunks.enumerated() {
+        for (chunkIndex, chunk) in chunks.enumerated() {
             guard let chunk else { continue }
-            for (w, word) in chunk.words.enumerated() where word != 0 {
+            for (wordIndex, word) in chunk.words.enumerated() where word != 0 {
                 var bits = word
                 while bits != 0 {
-                    out.append(c * Self.documentsPerChunk + w << 6 | bits.trailingZeroBitCount)
+                    out.append(chunkIndex * Self.documentsPerChunk + wordIndex << 6 | bits.trailingZeroBitCount)
                     bits &= bits - 1
                 }
             }

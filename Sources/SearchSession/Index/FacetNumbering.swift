@@ -142,7 +142,9 @@ struct FacetNumbering: Sendable {
 
     /// The facet label of a value of attribute `attribute`.
     func label(attribute: Int, _ value: AttributeValue) -> String {
-        if let layout = buckets[attribute], case .number(let n) = value { return layout.label(layout.index(of: n)) }
+        if let layout = buckets[attribute], case .number(let number) = value {
+            return layout.label(layout.index(of: number))
+        }
         return value.description
     }
 }
@@ -424,8 +426,8 @@ final class FacetTally {
     @inline(__always) func add(_ doc: Int, of segment: Segment, _ numbers: SegmentNumbers, sign: Int32 = 1) {
         addType(doc, of: segment, numbers, sign: sign)
         addCategories(doc, of: segment, numbers, sign: sign)
-        for p in segment.attributes(of: doc) {
-            let value = segment.pairValue[p]
+        for pair in segment.attributes(of: doc) {
+            let value = segment.pairValue[pair]
             seen[Int(numbers.attributes[Int(segment.attribute(ofValue: value))])] = true
             addValue(value, of: segment, numbers, count: sign)
         }

@@ -67,9 +67,9 @@ final class FacetSlots: @unchecked Sendable {
         let wide = filledBuffer(isNarrow ? 0 : pairs.count, UInt32(0))
         slotOfValue.withUnsafeBufferPointer { slotOfValue in
             if isNarrow {
-                for p in pairs.indices { narrow[p] = UInt16(truncatingIfNeeded: slotOfValue[Int(pairs[p])]) }
+                for pair in pairs.indices { narrow[pair] = UInt16(truncatingIfNeeded: slotOfValue[Int(pairs[pair])]) }
             } else {
-                for p in pairs.indices { wide[p] = slotOfValue[Int(pairs[p])] }
+                for pair in pairs.indices { wide[pair] = slotOfValue[Int(pairs[pair])] }
             }
         }
         self.slotCount = slotCount
@@ -99,11 +99,11 @@ final class FacetSlots: @unchecked Sendable {
     ) {
         if isNarrow {
             for doc in docs {
-                for p in segment.attributes(of: doc) { counts[Int(narrow[p])] &+= 1 }
+                for pair in segment.attributes(of: doc) { counts[Int(narrow[pair])] &+= 1 }
             }
         } else {
             for doc in docs {
-                for p in segment.attributes(of: doc) { counts[Int(wide[p])] &+= 1 }
+                for pair in segment.attributes(of: doc) { counts[Int(wide[pair])] &+= 1 }
             }
         }
     }

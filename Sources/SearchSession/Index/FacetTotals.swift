@@ -20,7 +20,7 @@ struct FacetTotals: Sendable {
                 categories[Int(category)] += 1
                 category = segment.categoryParent[Int(category)]
             }
-            for p in segment.attributes(of: doc) { values[Int(segment.pairValue[p])] += 1 }
+            for pair in segment.attributes(of: doc) { values[Int(segment.pairValue[pair])] += 1 }
         }
         self.types = types
         self.categories = categories

@@ -91,9 +91,9 @@ public final class IndexDirectory: Sendable {
     ///
     /// - Returns: The same segment, read from its file.
     func store(_ segment: Segment) throws(SearchError) -> Segment {
-        let name = counter.withLock { n in
-            n += 1
-            return "segment-\(UInt64(Date().timeIntervalSince1970 * 1000))-\(getpid())-\(n).vis"
+        let name = counter.withLock { counter in
+            counter += 1
+            return "segment-\(UInt64(Date().timeIntervalSince1970 * 1000))-\(getpid())-\(counter).vis"
         }
         let file = path + "/" + name
         let featureFile = path + "/" + Self.localFeatureFile(of: name)

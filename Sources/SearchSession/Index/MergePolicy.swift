@@ -14,16 +14,18 @@ struct MergePolicy: Sendable {
     var maximumSegments = 32
 
     /// A contiguous run of segment positions to merge into one, or `nil` when none is due.
-    func segmentsToMerge(in s: CatalogSnapshot) -> Range<Int>? {
-        let n = s.segments.count
-        if n >= mergeFactor {
-            let tiers = s.segments.suffix(mergeFactor).map { tier(of: $0.count) }
-            if Set(tiers).count == 1 || n > maximumSegments { return (n - mergeFactor)..<n }
+    func segmentsToMerge(in snapshot: CatalogSnapshot) -> Range<Int>? {
+        let segmentCount = snapshot.segments.count
+        if segmentCount >= mergeFactor {
+            let tiers = snapshot.segments.suffix(mergeFactor).map { tier(of: $0.count) }
+            if Set(tiers).count == 1 || segmentCount > maximumSegments {
+                return (segmentCount - mergeFactor)..<segmentCount
+            }
         }
-        for (i, segment) in s.segments.enumerated() {
-            let deleted = s.deletes[i].count
+        for (position, segment) in snapshot.segments.enumerated() {
+            let deleted = snapshot.deletes[position].count
             if deleted >= minimumDeletedToRewrite && Double(deleted) > maximumDeletedShare * Double(segment.count) {
-                return i..<(i + 1)
+                return position..<(position + 1)
             }
         }
         return nil
@@ -59,9 +61,9 @@ struct SegmentMerge {
         sourceDeletes = Array(snapshot.deletes[run])
         var builder = SegmentBuilder()
         var mapping = [[Int32]]()
-        for (k, segment) in sources.enumerated() {
+        for (position, segment) in sources.enumerated() {
             var local = [Int32](repeating: -1, count: segment.count)
-            for doc in 0..<segment.count where !sourceDeletes[k].contains(doc) {
+            for doc in 0..<segment.count where !sourceDeletes[position].contains(doc) {
                 local[doc] = Int32(builder.count)
                 var entity = segment.entity(doc)
                 entity.localFeatures = segment.localFeatures.localFeatures(of: doc)
@@ -84,9 +86,9 @@ struct SegmentMerge {
             zip(current.segments[start...], sources).allSatisfy({ $0 === $1 })
         else { return nil }
         var deletes = DeleteSet(documents: merged.count)
-        for k in sources.indices {
-            for doc in current.deletes[start + k].docs where !sourceDeletes[k].contains(doc) {
-                deletes.insert(Int(mapping[k][doc]))
+        for position in sources.indices {
+            for doc in current.deletes[start + position].docs where !sourceDeletes[position].contains(doc) {
+                deletes.insert(Int(mapping[position][doc]))
             }
         }
         var segments = current.segments

@@ -157,12 +157,12 @@ final class Segment: @unchecked Sendable {
         let allowances: UnsafeBufferPointer<Double> = table.array(.vectorAllowances)
         var vectors = [String: VectorRows]()
         let names = (nameBytes, nameOffsets)
-        for m in 0..<models.count where m < dimensions.count && m < allowances.count {
-            let name = Self.string(models[m], in: names)
+        for model in 0..<models.count where model < dimensions.count && model < allowances.count {
+            let name = Self.string(models[model], in: names)
             vectors[name] = VectorRows(
-                dimension: Int(dimensions[m]), rows: table.array(.vectorRows(m)),
-                halfRows: table.array(.vectorHalfRows(m)), halfAllowance: allowances[m],
-                docs: table.array(.vectorDocs(m)))
+                dimension: Int(dimensions[model]), rows: table.array(.vectorRows(model)),
+                halfRows: table.array(.vectorHalfRows(model)), halfAllowance: allowances[model],
+                docs: table.array(.vectorDocs(model)))
         }
         self.vectors = vectors
         self.localFeatures = localFeatures ?? .empty(count: docType.count)
@@ -367,7 +367,7 @@ final class Segment: @unchecked Sendable {
 
     /// The document's pair of the attribute with this segment's number `attribute`, if any.
     func attribute(_ attribute: UInt32, of doc: Int) -> Int? {
-        for p in attributes(of: doc) where self.attribute(ofValue: pairValue[p]) == attribute { return p }
+        for pair in attributes(of: doc) where self.attribute(ofValue: pairValue[pair]) == attribute { return pair }
         return nil
     }
 
@@ -391,9 +391,9 @@ final class Segment: @unchecked Sendable {
         if !showsLocalized(doc, in: locale) { return LocalizedText(title: title, subtitle: subtitle) }
         let localized = Int(docLocalizedStart[doc])..<Int(docLocalizedStart[doc + 1])
         var texts = [String: LocalizedText]()
-        for k in localized {
-            texts[name(localizedLocale[k])] = LocalizedText(
-                title: string(localizedTitle[k]), subtitle: string(localizedSubtitle[k]))
+        for entry in localized {
+            texts[name(localizedLocale[entry])] = LocalizedText(
+                title: string(localizedTitle[entry]), subtitle: string(localizedSubtitle[entry]))
         }
         let entity = Entity(type: "", id: "", title: title, subtitle: subtitle, localized: texts)
         return entity.display(locale: locale)
@@ -402,13 +402,13 @@ final class Segment: @unchecked Sendable {
     /// The whole entity, as it was added (prints as unit vectors).
     func entity(_ doc: Int) -> Entity {
         var attributes = [String: AttributeValue]()
-        for p in self.attributes(of: doc) {
-            attributes[name(attributeNames[Int(attribute(ofValue: pairValue[p]))])] = attributeValue(at: p)
+        for pair in self.attributes(of: doc) {
+            attributes[name(attributeNames[Int(attribute(ofValue: pairValue[pair]))])] = attributeValue(at: pair)
         }
         var localized = [String: LocalizedText]()
-        for k in Int(docLocalizedStart[doc])..<Int(docLocalizedStart[doc + 1]) {
-            localized[name(localizedLocale[k])] = LocalizedText(
-                title: string(localizedTitle[k]), subtitle: string(localizedSubtitle[k]))
+        for entry in Int(docLocalizedStart[doc])..<Int(docLocalizedStart[doc + 1]) {
+            localized[name(localizedLocale[entry])] = LocalizedText(
+                title: string(localizedTitle[entry]), subtitle: string(localizedSubtitle[entry]))
         }
         var prints = [FeaturePrint]()
         for (model, rows) in vectors.sorted(by: { $0.key < $1.key }) {
@@ -513,8 +513,8 @@ final class Segment: @unchecked Sendable {
     /// FNV-1a over the UTF-8 of a string.
     static func hash(_ text: String) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in text.utf8 {
-            h ^= UInt64(b)
+        for byte in text.utf8 {
+            h ^= UInt64(byte)
             h &*= 0x100_0000_01b3
         }
         return h

@@ -205,8 +205,8 @@ struct SegmentBuilder {
             lengths[field] = UInt16(clamping: terms.count)
             for term in terms {
                 let number = text.termNumber(term)
-                if let k = local.firstIndex(where: { $0.term == number }) {
-                    local[k].counts[field] &+= 1
+                if let existing = local.firstIndex(where: { $0.term == number }) {
+                    local[existing].counts[field] &+= 1
                 } else {
                     var counts = FieldCounts()
                     counts[field] = 1
@@ -290,13 +290,13 @@ struct SegmentBuilder {
         out.add(.refDocs, sortedRefs.map(\.doc))
         var dimensions = [UInt32]()
         var allowances = [Double]()
-        for (m, name) in vectorOrder.enumerated() {
+        for (model, name) in vectorOrder.enumerated() {
             let index = vectors[name]!
             dimensions.append(UInt32(index.dimension))
             allowances.append(index.halfAllowance)
-            out.add(.vectorDocs(m), index.docs.map { UInt32($0) })
-            out.add(.vectorRows(m), index.rows)
-            out.add(.vectorHalfRows(m), index.halfRows)
+            out.add(.vectorDocs(model), index.docs.map { UInt32($0) })
+            out.add(.vectorRows(model), index.rows)
+            out.add(.vectorHalfRows(model), index.halfRows)
         }
         out.add(.vectorModels, vectorModelNames)
         out.add(.vectorDimensions, dimensions)

@@ -148,8 +148,8 @@ struct CompiledFilter {
             where segment.valueAttribute[value] == number && wanted.contains(segment.name(text)) {
                 ids.append(UInt32(value))
             }
-            for n in texts.compactMap({ Double($0) }) {
-                if let id = segment.numberID(n, of: number), !ids.contains(id) { ids.append(id) }
+            for parsed in texts.compactMap({ Double($0) }) {
+                if let id = segment.numberID(parsed, of: number), !ids.contains(id) { ids.append(id) }
             }
             ids.sort()
         case (.range(let low, let high), let number?):
@@ -171,12 +171,12 @@ struct CompiledFilter {
     @inline(__always) func matches(_ doc: Int, in segment: Segment) -> Bool {
         guard number != .max else { return false }
         if let range {
-            for p in segment.attributes(of: doc) where range.contains(segment.pairValue[p]) { return true }
+            for pair in segment.attributes(of: doc) where range.contains(segment.pairValue[pair]) { return true }
             return false
         }
         guard let first = values.first, let last = values.last else { return false }
-        for p in segment.attributes(of: doc) {
-            let value = segment.pairValue[p]
+        for pair in segment.attributes(of: doc) {
+            let value = segment.pairValue[pair]
             guard value >= first && value <= last else { continue }
             var low = 0
             var high = values.count
@@ -199,7 +199,7 @@ indirect enum CompiledExpression {
 
     init(_ expression: FilterExpression, segment: Segment) {
         switch expression {
-        case .filter(let f): self = .filter(CompiledFilter(f, segment: segment))
+        case .filter(let filter): self = .filter(CompiledFilter(filter, segment: segment))
         case .all(let children): self = .all(children.map { CompiledExpression($0, segment: segment) })
         case .any(let children): self = .any(children.map { CompiledExpression($0, segment: segment) })
         case .not(let child): self = .not(CompiledExpression(child, segment: segment))
@@ -209,7 +209,7 @@ indirect enum CompiledExpression {
     /// Releases every filter's ids (see ``CompiledFilter/release()``).
     func release() {
         switch self {
-        case .filter(let f): f.release()
+        case .filter(let filter): filter.release()
         case .all(let children), .any(let children): for child in children { child.release() }
         case .not(let child): child.release()
         }
@@ -217,7 +217,7 @@ indirect enum CompiledExpression {
 
     func matches(_ doc: Int, in segment: Segment) -> Bool {
         switch self {
-        case .filter(let f): f.matches(doc, in: segment)
+        case .filter(let filter): filter.matches(doc, in: segment)
         case .all(let children): children.allSatisfy { $0.matches(doc, in: segment) }
         case .any(let children): children.contains { $0.matches(doc, in: segment) }
         case .not(let child): !child.matches(doc, in: segment)

@@ -49,21 +49,21 @@ final class EvaluationCache: Sendable {
 
     /// Sets the most bytes the entries may hold; 0 keeps none.
     func limit(toBytes budget: Int) {
-        state.withLock { s in
-            s.budget = max(0, budget)
-            Self.evict(&s)
+        state.withLock { state in
+            state.budget = max(0, budget)
+            Self.evict(&state)
         }
     }
 
     /// The evaluation of `key` if it holds the first `needed` hits (or all of them).
     func evaluation(_ key: Key, needed: Int) -> SearchEngine.Evaluation? {
-        state.withLock { s in
-            guard var entry = s.entries[key], entry.evaluation.hits.count >= min(needed, entry.evaluation.total)
+        state.withLock { state in
+            guard var entry = state.entries[key], entry.evaluation.hits.count >= min(needed, entry.evaluation.total)
             else { return nil }
-            s.clock += 1
-            entry.used = s.clock
-            s.entries[key] = entry
-            s.hits += 1
+            state.clock += 1
+            entry.used = state.clock
+            state.entries[key] = entry
+            state.hits += 1
             return entry.evaluation
         }
     }
@@ -71,27 +71,28 @@ final class EvaluationCache: Sendable {
     /// Keeps `evaluation` for `key`, dropping the least recently used entries past the budget.
     func store(_ evaluation: SearchEngine.Evaluation, for key: Key) {
         let bytes = Self.estimatedBytes(of: evaluation)
-        state.withLock { s in
-            guard bytes <= s.budget / 4 else { return }
-            s.clock += 1
-            if let old = s.entries.updateValue(Entry(evaluation: evaluation, bytes: bytes, used: s.clock), forKey: key)
+        state.withLock { state in
+            guard bytes <= state.budget / 4 else { return }
+            state.clock += 1
+            if let old = state.entries.updateValue(
+                Entry(evaluation: evaluation, bytes: bytes, used: state.clock), forKey: key)
             {
-                s.bytes -= old.bytes
+                state.bytes -= old.bytes
             }
-            s.bytes += bytes
-            if s.bytes > s.budget { Self.evict(&s) }
+            state.bytes += bytes
+            if state.bytes > state.budget { Self.evict(&state) }
         }
     }
 
     /// Drops the least recently used entries down to three quarters of the budget: one sort
     /// for many insertions, not a scan for each.
-    private static func evict(_ s: inout State) {
-        guard s.bytes > s.budget else { return }
-        let target = s.budget / 4 * 3
-        for (key, entry) in s.entries.sorted(by: { $0.value.used < $1.value.used }) {
-            if s.bytes <= target { break }
-            s.bytes -= entry.bytes
-            s.entries[key] = nil
+    private static func evict(_ state: inout State) {
+        guard state.bytes > state.budget else { return }
+        let target = state.budget / 4 * 3
+        for (key, entry) in state.entries.sorted(by: { $0.value.used < $1.value.used }) {
+            if state.bytes <= target { break }
+            state.bytes -= entry.bytes
+            state.entries[key] = nil
         }
     }
 
@@ -107,7 +108,7 @@ final class EvaluationCache: Sendable {
             h &*= 0x100_0000_01b3
         }
         func mix(_ text: String) {
-            for b in text.utf8 { mix(UInt64(b)) }
+            for byte in text.utf8 { mix(UInt64(byte)) }
             mix(0x1F)
         }
         for label in session.labels {

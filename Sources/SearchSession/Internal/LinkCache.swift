@@ -28,17 +28,17 @@ final class LinkCache: Sendable {
     ///   - linker: The linker; when it differs from the one the cache holds links of, the cache starts over.
     /// - Returns: One link per document: the linker's, or the entity's catalog link when it has none.
     func links(_ docs: [Int32], in snapshot: CatalogSnapshot, linker: EntityLinker) -> [String] {
-        state.withLock { s in
-            if s.linker !== linker || s.links.count >= Self.capacity {
-                s.linker = linker
-                s.links = [:]
+        state.withLock { state in
+            if state.linker !== linker || state.links.count >= Self.capacity {
+                state.linker = linker
+                state.links = [:]
             }
             return docs.map { doc in
-                if let link = s.links[doc] { return link }
+                if let link = state.links[doc] { return link }
                 let (si, local) = snapshot.locate(doc)
                 let segment = snapshot.segments[si]
                 let link = linker.link(segment.ref(of: local)) ?? segment.string(segment.docLink[local])
-                s.links[doc] = link
+                state.links[doc] = link
                 return link
             }
         }

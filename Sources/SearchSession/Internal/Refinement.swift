@@ -35,10 +35,10 @@ struct PageToken: Hashable, Sendable {
             throw SearchError(
                 code: .catalogChanged, message: "the page token is from an earlier version; start again from page 1")
         }
-        guard parts.count == 5, parts[0] == "p2", let v = UInt64(parts[1]), let g = UInt64(parts[2]),
-            let o = Int(parts[3]), o >= 0, let h = UInt64(parts[4], radix: 16)
+        guard parts.count == 5, parts[0] == "p2", let version = UInt64(parts[1]), let generation = UInt64(parts[2]),
+            let offset = Int(parts[3]), offset >= 0, let hash = UInt64(parts[4], radix: 16)
         else { throw .invalid("malformed page token") }
-        self.init(version: v, generation: g, offset: o, refinementHash: h)
+        self.init(version: version, generation: generation, offset: offset, refinementHash: hash)
     }
 }
 
@@ -46,29 +46,29 @@ struct PageToken: Hashable, Sendable {
 /// token excluded: a later page may use another size, the offset is absolute). Every part is
 /// written out field by field, each string with its length, so no two refinements share a text
 /// (and no reflection runs on the way: this is on every call's path).
-func refinementHash(session: String, _ r: SearchRequest) -> UInt64 {
+func refinementHash(session: String, _ request: SearchRequest) -> UInt64 {
     var hash = RefinementHasher()
     hash.add(session)
-    if let query = r.query {
+    if let query = request.query {
         hash.add(1 as UInt64)
         hash.add(query)
     } else {
         hash.add(0 as UInt64)
     }
-    hash.add(r.disabledLabels.sorted())
-    hash.add(r.entityTypes.sorted())
-    hash.add(r.categories.map(normalizeCategory).sorted())
-    hash.add(UInt64(r.filters.count))
-    for filter in r.filters { hash.add(filter) }
-    if let expression = r.filterExpression {
+    hash.add(request.disabledLabels.sorted())
+    hash.add(request.entityTypes.sorted())
+    hash.add(request.categories.map(normalizeCategory).sorted())
+    hash.add(UInt64(request.filters.count))
+    for filter in request.filters { hash.add(filter) }
+    if let expression = request.filterExpression {
         hash.add(1 as UInt64)
         hash.add(expression)
     } else {
         hash.add(0 as UInt64)
     }
-    hash.add(r.sort.key.rawValue)
-    hash.add(r.sort.attribute)
-    hash.add(r.sort.descending ? 1 as UInt64 : 0)
+    hash.add(request.sort.key.rawValue)
+    hash.add(request.sort.attribute)
+    hash.add(request.sort.descending ? 1 as UInt64 : 0)
     return hash.value
 }
 
@@ -82,7 +82,7 @@ struct RefinementHasher {
 
     mutating func add(_ text: String) {
         add(UInt64(text.utf8.count))
-        for b in text.utf8 { byte(b) }
+        for codeUnit in text.utf8 { byte(codeUnit) }
     }
 
     mutating func add(_ texts: [String]) {
@@ -147,16 +147,17 @@ extension AttributeFilter {
     }
 
     /// Whether an entity satisfies the filter; a missing attribute never does.
-    func matches(_ e: borrowing Entity) -> Bool { matches(attributes: e.attributes) }
+    func matches(_ entity: borrowing Entity) -> Bool { matches(attributes: entity.attributes) }
 
     /// Whether an entity with these attributes satisfies the filter (callers pass an entity's
     /// attributes in place of a copy of the whole entity).
     func matches(attributes: [String: AttributeValue]) -> Bool {
         guard let value = attributes[attribute] else { return false }
         switch (condition, value) {
-        case (.anyOf(let values), .string(let s)): return values.contains(s)
-        case (.anyOf(let values), .number(let n)): return values.contains { Double($0) == n }
-        case (.range(let lo, let hi), .number(let n)): return n >= (lo ?? -.infinity) && n <= (hi ?? .infinity)
+        case (.anyOf(let values), .string(let text)): return values.contains(text)
+        case (.anyOf(let values), .number(let number)): return values.contains { Double($0) == number }
+        case (.range(let lo, let hi), .number(let number)):
+            return number >= (lo ?? -.infinity) && number <= (hi ?? .infinity)
         case (.range, .string): return false
         }
     }
@@ -166,19 +167,19 @@ extension FilterExpression {
     func validate(depth: Int = 0) throws(SearchError) {
         if depth > 32 { throw .invalid("filter expression is nested deeper than 32") }
         switch self {
-        case .filter(let f): try f.validate()
+        case .filter(let filter): try filter.validate()
         case .all(let children), .any(let children):
-            for c in children { try c.validate(depth: depth + 1) }
+            for child in children { try child.validate(depth: depth + 1) }
         case .not(let child): try child.validate(depth: depth + 1)
         }
     }
 
-    func matches(_ e: borrowing Entity) -> Bool { matches(attributes: e.attributes) }
+    func matches(_ entity: borrowing Entity) -> Bool { matches(attributes: entity.attributes) }
 
     /// Whether an entity with these attributes satisfies the expression.
     func matches(attributes: [String: AttributeValue]) -> Bool {
         switch self {
-        case .filter(let f): f.matches(attributes: attributes)
+        case .filter(let filter): filter.matches(attributes: attributes)
         case .all(let children): children.allSatisfy { $0.matches(attributes: attributes) }
         case .any(let children): children.contains { $0.matches(attributes: attributes) }
         case .not(let child): !child.matches(attributes: attributes)

@@ -110,14 +110,14 @@ struct SQLiteConnection: ~Copyable {
         }
         // SQLITE_TRANSIENT: SQLite copies the bytes before bind returns.
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        for (i, v) in values.enumerated() {
+        for (i, value) in values.enumerated() {
             let index = Int32(i + 1)
             let rc: Int32
-            switch v {
-            case .int(let n): rc = sqlite3_bind_int64(statement, index, n)
-            case .text(let s): rc = sqlite3_bind_text(statement, index, s, -1, transient)
-            case .blob(let b):
-                rc = b.withUnsafeBytes {
+            switch value {
+            case .int(let integer): rc = sqlite3_bind_int64(statement, index, integer)
+            case .text(let text): rc = sqlite3_bind_text(statement, index, text, -1, transient)
+            case .blob(let bytes):
+                rc = bytes.withUnsafeBytes {
                     sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient)
                 }
             }

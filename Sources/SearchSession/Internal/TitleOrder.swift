@@ -28,8 +28,8 @@ enum TitleOrder {
         }
         for positions in bySegment where !positions.isEmpty {
             finalists += SearchEngine.top(positions, limit) { a, b in
-                let (x, y) = (hits[positions[a]].rank!, hits[positions[b]].rank!)
-                if x != y { return descending ? x > y : x < y }
+                let (leftRank, rightRank) = (hits[positions[a]].rank!, hits[positions[b]].rank!)
+                if leftRank != rightRank { return descending ? leftRank > rightRank : leftRank < rightRank }
                 return positions[a] < positions[b]
             }
         }
@@ -65,10 +65,14 @@ enum TitleOrder {
 
         /// Negative, zero or positive as hit `a`'s title key is below, equal to or above hit `b`'s.
         func compare(_ a: Int, _ b: Int) -> Int {
-            let (x, y) = (hits[a], hits[b])
-            if let p = x.rank, let q = y.rank, x.segment == y.segment { return p < q ? -1 : (p > q ? 1 : 0) }
+            let (left, right) = (hits[a], hits[b])
+            if let leftRank = left.rank, let rightRank = right.rank, left.segment == right.segment {
+                return leftRank < rightRank ? -1 : (leftRank > rightRank ? 1 : 0)
+            }
             let (first, second) = (key(a), key(b))
-            for (u, v) in zip(first, second) where u != v { return u < v ? -1 : 1 }
+            for (firstByte, secondByte) in zip(first, second) where firstByte != secondByte {
+                return firstByte < secondByte ? -1 : 1
+            }
             return first.count - second.count
         }
 

@@ -40,15 +40,15 @@ internal import CVectorKernels
     /// Adds the print of document `doc`, normalised to unit length.
     public mutating func add(doc: Int32, values: [Float]) {
         precondition(values.count == dimension)
-        var v = values
-        FeaturePrinter.normalize(&v)
-        rows.append(contentsOf: v)
+        var unit = values
+        FeaturePrinter.normalize(&unit)
+        rows.append(contentsOf: unit)
         docs.append(doc)
         let stride = cvk_half_stride(dimension)
         let start = halfRows.count
         halfRows.append(contentsOf: repeatElement(0, count: stride))
         let allowance = halfRows.withUnsafeMutableBufferPointer { half in
-            v.withUnsafeBufferPointer { cvk_encode_half_row($0.baseAddress!, dimension, half.baseAddress! + start) }
+            unit.withUnsafeBufferPointer { cvk_encode_half_row($0.baseAddress!, dimension, half.baseAddress! + start) }
         }
         halfAllowance = max(halfAllowance, allowance)
     }
@@ -104,14 +104,14 @@ struct VectorRows: @unchecked Sendable {
         precondition(query.count == dimension)
         let capacity = min(max(limit, 0), docs.count)
         guard capacity > 0 else { return [] }
-        var q = query
-        FeaturePrinter.normalize(&q)
+        var unitQuery = query
+        FeaturePrinter.normalize(&unitQuery)
         var found = [UInt32](repeating: 0, count: capacity)
         var distances = [Float](repeating: 0, count: capacity)
         var matrix = cvk_matrix(
             rows: rows.baseAddress, count: docs.count, dimension: dimension,
             half_rows: filter && !halfRows.isEmpty ? halfRows.baseAddress : nil, half_allowance: halfAllowance)
-        let count = cvk_search(kernel.c, &matrix, q, maxDistance, capacity, &found, &distances)
+        let count = cvk_search(kernel.cKernel, &matrix, unitQuery, maxDistance, capacity, &found, &distances)
         return (0..<count).map { (doc: Int32(bitPattern: docs[Int(found[$0])]), distance: distances[$0]) }
     }
 }
@@ -125,15 +125,15 @@ enum VectorKernel: Sendable, CaseIterable {
     static let best: VectorKernel = cvk_best_kernel() == CVK_KERNEL_AVX2 ? .avx2 : .portable
 
     /// Whether this CPU can run the kernel.
-    var isAvailable: Bool { cvk_kernel_available(c) != 0 }
+    var isAvailable: Bool { cvk_kernel_available(cKernel) != 0 }
 
     /// The dot product of `a` and `b` exactly as a scan with this kernel computes it for one row.
     func dot(_ a: [Float], _ b: [Float]) -> Float {
         precondition(a.count == b.count)
-        return cvk_dot(c, a, b, a.count)
+        return cvk_dot(cKernel, a, b, a.count)
     }
 
-    fileprivate var c: cvk_kernel {
+    fileprivate var cKernel: cvk_kernel {
         switch self {
         case .portable: CVK_KERNEL_PORTABLE
         case .avx2: CVK_KERNEL_AVX2

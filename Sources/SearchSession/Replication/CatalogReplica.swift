@@ -154,9 +154,9 @@ public final class CatalogReplica: CatalogWriter, Sendable {
     /// `nil` if the follower did not get there in 5 s (the write is in Redis all the same).
     private func waitUntilApplied(_ position: UInt64) -> Int? {
         let semaphore = DispatchSemaphore(value: 0)
-        let done = state.withLock { s -> Bool in
-            if s.applied >= position { return true }
-            s.waiters[position] = semaphore
+        let done = state.withLock { state -> Bool in
+            if state.applied >= position { return true }
+            state.waiters[position] = semaphore
             return false
         }
         if !done, semaphore.wait(timeout: .now() + 5) == .timedOut {
@@ -262,13 +262,13 @@ public final class CatalogReplica: CatalogWriter, Sendable {
 
     /// Records the applied position and wakes the writers waiting for it.
     private func finishApplying(through position: UInt64, counts: [UInt64: Int]) {
-        let woken = state.withLock { s -> [DispatchSemaphore] in
-            s.applied = position
+        let woken = state.withLock { state -> [DispatchSemaphore] in
+            state.applied = position
             var woken = [DispatchSemaphore]()
-            for (waiting, semaphore) in s.waiters where waiting <= position {
-                if let count = counts[waiting] { s.counts[waiting] = count }
+            for (waiting, semaphore) in state.waiters where waiting <= position {
+                if let count = counts[waiting] { state.counts[waiting] = count }
                 woken.append(semaphore)
-                s.waiters.removeValue(forKey: waiting)
+                state.waiters.removeValue(forKey: waiting)
             }
             return woken
         }
@@ -279,15 +279,15 @@ public final class CatalogReplica: CatalogWriter, Sendable {
     /// waiting; behind for too long when reads have found more for longer than ``lagBound``.
     private func noteRead(foundMore: Bool) {
         let now = ContinuousClock.now
-        let isServing = state.withLock { s -> Bool in
-            s.lastError = nil
+        let isServing = state.withLock { state -> Bool in
+            state.lastError = nil
             if foundMore {
-                if s.behindSince == nil { s.behindSince = now }
+                if state.behindSince == nil { state.behindSince = now }
             } else {
-                s.behindSince = nil
-                s.caughtUp = true
+                state.behindSince = nil
+                state.caughtUp = true
             }
-            return s.caughtUp && (s.behindSince.map { now - $0 <= lagBound } ?? true)
+            return state.caughtUp && (state.behindSince.map { now - $0 <= lagBound } ?? true)
         }
         if serving.exchange(isServing, ordering: .relaxed) != isServing { onServingChange(isServing) }
     }

@@ -40,16 +40,16 @@ public final class InMemorySessionStore: SessionStore {
     public var count: Int { state.withLock { $0.sessions.count } }
 
     public func save(_ record: SessionRecord) async throws(SearchError) {
-        state.withLock { s in
-            if s.sessions.updateValue(record, forKey: record.id) == nil {
-                s.order.append(record.id)
-                s.created += 1
+        state.withLock { state in
+            if state.sessions.updateValue(record, forKey: record.id) == nil {
+                state.order.append(record.id)
+                state.created += 1
             }
-            while s.sessions.count > capacity, s.head < s.order.count {
-                if s.sessions.removeValue(forKey: s.order[s.head]) != nil { s.evicted += 1 }
-                s.head += 1
+            while state.sessions.count > capacity, state.head < state.order.count {
+                if state.sessions.removeValue(forKey: state.order[state.head]) != nil { state.evicted += 1 }
+                state.head += 1
             }
-            s.compact()
+            state.compact()
         }
     }
 
@@ -61,22 +61,23 @@ public final class InMemorySessionStore: SessionStore {
     }
 
     public func purgeExpired(nowUnixMs: Int64) async throws(SearchError) -> Int {
-        state.withLock { s in
-            let before = s.sessions.count
-            s.sessions = s.sessions.filter { $0.value.expiresAtUnixMs > nowUnixMs }
+        state.withLock { state in
+            let before = state.sessions.count
+            state.sessions = state.sessions.filter { $0.value.expiresAtUnixMs > nowUnixMs }
             // Ids of purged sessions stay in `order` until they reach the front: rebuild it
             // instead, so the queue never holds more than the live sessions.
-            s.order = Array(s.order[s.head...].filter { s.sessions[$0] != nil })
-            s.head = 0
-            s.purged += before - s.sessions.count
-            return before - s.sessions.count
+            state.order = Array(state.order[state.head...].filter { state.sessions[$0] != nil })
+            state.head = 0
+            state.purged += before - state.sessions.count
+            return before - state.sessions.count
         }
     }
 
     public var statistics: SessionStoreStatistics {
-        state.withLock { s in
+        state.withLock { state in
             SessionStoreStatistics(
-                kind: "memory", stored: s.sessions.count, created: s.created, purged: s.purged, evicted: s.evicted)
+                kind: "memory", stored: state.sessions.count, created: state.created, purged: state.purged,
+                evicted: state.evicted)
         }
     }
 }

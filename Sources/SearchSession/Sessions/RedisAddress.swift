@@ -94,8 +94,8 @@ public struct RedisAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func database(_ text: Substring) -> Int? {
-        guard let n = Int(text), (0...65535).contains(n), text.allSatisfy(\.isASCII) else { return nil }
-        return n
+        guard let number = Int(text), (0...65535).contains(number), text.allSatisfy(\.isASCII) else { return nil }
+        return number
     }
 
     /// The address in the form it is parsed from.

@@ -79,10 +79,10 @@ final class RedisCommandQueue: Sendable {
     }
 
     private func submit(_ job: Job) {
-        let startDrain = pending.withLock { p in
-            p.jobs.append(job)
-            if p.draining { return false }
-            p.draining = true
+        let startDrain = pending.withLock { pending in
+            pending.jobs.append(job)
+            if pending.draining { return false }
+            pending.draining = true
             return true
         }
         if startDrain { lane.enqueue { self.drain() } }
@@ -91,16 +91,18 @@ final class RedisCommandQueue: Sendable {
     /// Runs batches until nothing is pending; runs on `lane` only.
     private func drain() {
         while true {
-            let batch: [Job] = pending.withLock { p in
+            let batch: [Job] = pending.withLock { pending in
                 var count = 0
                 var taken = 0
-                while taken < p.jobs.count, taken == 0 || count + p.jobs[taken].commands.count <= Self.maximumBatch {
-                    count += p.jobs[taken].commands.count
+                while taken < pending.jobs.count,
+                    taken == 0 || count + pending.jobs[taken].commands.count <= Self.maximumBatch
+                {
+                    count += pending.jobs[taken].commands.count
                     taken += 1
                 }
-                if taken == 0 { p.draining = false }
-                let batch = Array(p.jobs.prefix(taken))
-                p.jobs.removeFirst(taken)
+                if taken == 0 { pending.draining = false }
+                let batch = Array(pending.jobs.prefix(taken))
+                pending.jobs.removeFirst(taken)
                 return batch
             }
             if batch.isEmpty { return }

@@ -102,18 +102,18 @@ final class RedisConnection {
     }
 
     private static func copy(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
-        let r = reply.pointee
-        switch r.type {
+        let value = reply.pointee
+        switch value.type {
         case REDIS_REPLY_STRING:
-            return .bulk(bytes(r.str, r.len))
+            return .bulk(bytes(value.str, value.len))
         case REDIS_REPLY_STATUS:
-            return .status(String(decoding: bytes(r.str, r.len), as: UTF8.self))
+            return .status(String(decoding: bytes(value.str, value.len), as: UTF8.self))
         case REDIS_REPLY_ERROR:
-            return .error(String(decoding: bytes(r.str, r.len), as: UTF8.self))
+            return .error(String(decoding: bytes(value.str, value.len), as: UTF8.self))
         case REDIS_REPLY_INTEGER:
-            return .integer(Int64(r.integer))
+            return .integer(Int64(value.integer))
         case REDIS_REPLY_ARRAY:
-            return .array((0..<r.elements).compactMap { i in r.element[i].map(copy) })
+            return .array((0..<value.elements).compactMap { i in value.element[i].map(copy) })
         default:
             return .null
         }

@@ -25,8 +25,8 @@ public final class SQLiteSessionStore: SessionStore {
     /// - Throws: ``SearchError/Code/storage`` when it cannot be opened or set up.
     public init(path: String) throws(SearchError) {
         self.path = path
-        let c = try SQLiteConnection.durable(path: path)
-        try c.execute(
+        let connection = try SQLiteConnection.durable(path: path)
+        try connection.execute(
             """
             CREATE TABLE IF NOT EXISTS sessions (
                 id TEXT PRIMARY KEY,
@@ -34,11 +34,12 @@ public final class SQLiteSessionStore: SessionStore {
                 record BLOB NOT NULL
             ) WITHOUT ROWID
             """)
-        try c.execute("CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions (expires_at_ms)")
+        try connection.execute("CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions (expires_at_ms)")
         var stored = 0
-        try c.forEachRow("SELECT COUNT(*) FROM sessions") { row throws(SearchError) in stored = Int(row.int(0)) }
+        try connection.forEachRow("SELECT COUNT(*) FROM sessions") { row throws(SearchError) in stored = Int(row.int(0))
+        }
         counts = Mutex((stored, 0, 0))
-        connection = Mutex(c)
+        self.connection = Mutex(connection)
         lane = BlockingLane(label: "vi-continue.sessions \(path)")
     }
 
@@ -56,8 +57,8 @@ public final class SQLiteSessionStore: SessionStore {
 
     /// Stores an encoded record; returns once SQLite has committed (and fsynced) it.
     func save(encoded blob: [UInt8], id: String, expiresAtUnixMs: Int64) throws(SearchError) {
-        try connection.withLock { c throws(SearchError) in
-            try c.run(
+        try connection.withLock { connection throws(SearchError) in
+            try connection.run(
                 "INSERT OR REPLACE INTO sessions (id, expires_at_ms, record) VALUES (?1, ?2, ?3)",
                 bind: [.text(id), .int(expiresAtUnixMs), .blob(blob)])
         }
@@ -71,8 +72,8 @@ public final class SQLiteSessionStore: SessionStore {
     public func load(id: String, nowUnixMs: Int64) async throws(SearchError) -> SessionRecord {
         guard SessionRecord.isWellFormed(id) else { throw .sessionNotFound(id) }
         let blob = try await lane.run { [self] () throws(SearchError) in
-            try connection.withLock { c throws(SearchError) in
-                try c.queryBlob(
+            try connection.withLock { connection throws(SearchError) in
+                try connection.queryBlob(
                     "SELECT record FROM sessions WHERE id = ?1 AND expires_at_ms > ?2",
                     bind: [.text(id), .int(nowUnixMs)])
             }
@@ -87,9 +88,9 @@ public final class SQLiteSessionStore: SessionStore {
 
     public func purgeExpired(nowUnixMs: Int64) async throws(SearchError) -> Int {
         try await lane.run { [self] () throws(SearchError) in
-            try connection.withLock { c throws(SearchError) in
-                try c.run("DELETE FROM sessions WHERE expires_at_ms <= ?1", bind: [.int(nowUnixMs)])
-                let deleted = c.changes
+            try connection.withLock { connection throws(SearchError) in
+                try connection.run("DELETE FROM sessions WHERE expires_at_ms <= ?1", bind: [.int(nowUnixMs)])
+                let deleted = connection.changes
                 counts.withLock { counts in
                     counts.stored -= deleted
                     counts.purged += deleted

@@ -49,15 +49,15 @@ public struct SessionRecord: Hashable, Sendable, Codable {
     /// A new random session id: 128 bits from the system's cryptographically secure generator
     /// (`getrandom(2)` on Linux), as 32 lower-case hex digits.
     public static func newID() -> String {
-        var g = SystemRandomNumberGenerator()
-        let a = g.next() as UInt64
-        let b = g.next() as UInt64
-        return hex(a) + hex(b)
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        return hex(high) + hex(low)
     }
 
-    private static func hex(_ v: UInt64) -> String {
-        let s = String(v, radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
+    private static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     /// Whether `id` has the shape of a session id.
