@@ -45,8 +45,7 @@ public struct CalendarDay: Hashable, Comparable, Sendable, CustomStringConvertib
 
     public static func < (a: CalendarDay, b: CalendarDay) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
 
-    /// Howard Hinnant's days-from-civil algorithm, with its variable names
-    /// (https://howardhinnant.github.io/date_algorithms.html).
+    /// Howard Hinnant's days-from-civil algorithm, with its published variable names.
     private static func days(year: Int, month: Int, day: Int) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
