@@ -7,9 +7,11 @@
 Per catalog (bench/quality/README.md, "Labels"): the generator writes the catalog, its queries,
 each query's ground truth (`--truth`) and its synonym groups (`--synonyms`); this script judges
 every query from that ground truth, asks our sheet (`vi-continue query --batch`, in-process) and
-the two peers of bench/search-peers.py (imported), once without synonyms and once with them,
-and prints one markdown table. TUNE rows are marked; only TEST rows tell whether a change
-generalises.
+the two peers of bench/search-peers.py (imported) on four runs — the labels as drawn and swapped
+for a synonym (as a camera would say them), each without and with the catalog's synonyms — and
+prints markdown tables: as drawn without beside swapped with synonyms (the earlier comparison),
+then paired, the same queries without → with synonyms judged with the catalog's synonyms, then the
+out-of-catalog empty rate. TUNE rows are marked; only TEST rows tell whether a change generalises.
 """
 import argparse
 import importlib.util
