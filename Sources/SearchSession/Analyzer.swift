@@ -103,7 +103,7 @@ public struct Analyzer: Sendable {
 
     fileprivate static let special: [Unicode.Scalar: String] = [
         "ß": "ss", "ẞ": "ss", "æ": "ae", "Æ": "ae", "ø": "o", "Ø": "o", "œ": "oe", "Œ": "oe", "đ": "d", "Đ": "d",
-        "ł": "l", "Ł": "l", "þ": "th", "Þ": "th", "ı": "i",
+        "ł": "l", "Ł": "l", "þ": "th", "Þ": "th", "ð": "d", "Ð": "d", "ı": "i",
     ]
 
     /// Simple plural stemming: English irregular plurals first (``irregularPlurals``: `knives` →

@@ -7,9 +7,11 @@
 Per catalog (bench/quality/README.md, "Labels"): the generator writes the catalog, its queries,
 each query's ground truth (`--truth`) and its synonym groups (`--synonyms`); this script judges
 every query from that ground truth, asks our sheet (`vi-continue query --batch`, in-process) and
-the two peers of bench/search-peers.py (imported), once without synonyms and once with them,
-and prints one markdown table. TUNE rows are marked; only TEST rows tell whether a change
-generalises.
+the two peers of bench/search-peers.py (imported) on four runs — the labels as drawn and swapped
+for a synonym (as a camera would say them), each without and with the catalog's synonyms — and
+prints markdown tables: as drawn without beside swapped with synonyms (the earlier comparison),
+then paired, the same queries without → with synonyms judged with the catalog's synonyms, then the
+out-of-catalog empty rate. TUNE rows are marked; only TEST rows tell whether a change generalises.
 """
 import argparse
 import importlib.util
@@ -75,8 +77,9 @@ def forms(word):
 
 
 def synonym_forms(synonyms):
-    """`forms` that also takes in every term of the word's synonym groups (and their forms)."""
-    return lambda word: set().union(*(forms(w) for w in [word] + synonyms.get(word, [])))
+    """`forms` that also takes in every term of the groups of the word or of its singular or plural
+    (and their forms): `movies` is carried by `Film` when `film` and `movie` are a group."""
+    return lambda word: set().union(*(forms(w) for f in forms(word) for w in [f] + synonyms.get(f, [])))
 
 
 def carries(entity_words, label, forms=forms):
@@ -172,6 +175,22 @@ def with_synonyms(queries, synonyms, seed):
     return out
 
 
+# The four runs: (name, labels as drawn or swapped, synonyms supplied or not). "plain" and
+# "synonyms" keep their earlier meaning (as drawn without, swapped with).
+VARIANTS = ("plain", "drawn+syn", "swapped", "synonyms")
+
+
+def runs_of(queries, swapped, synonyms, plain_catalog, syn_catalog):
+    return (("plain", queries, None, plain_catalog), ("drawn+syn", queries, synonyms, syn_catalog),
+            ("swapped", swapped, None, plain_catalog), ("synonyms", swapped, synonyms, syn_catalog))
+
+
+def uses_group(q, synonyms):
+    """Whether a label of the query has a word that is a term of a synonym group (or whose singular
+    or plural is)."""
+    return any(forms(w) & synonyms.keys() for label in q["labels"] for w in words(label["text"]))
+
+
 def ours(binary, catalog, routes, queries, scratch):
     """Our sheet's refs per query (top 10) as served, and its direct matches alone (the sheet's
     related entities left out, the next matches moving up), from one `vi-continue query --batch`
@@ -195,7 +214,7 @@ def ours(binary, catalog, routes, queries, scratch):
 def score(rankings, judged):
     inside = [ndcg(r, g) for r, g in zip(rankings, judged) if g is not None]
     empty = [not r for r, g in zip(rankings, judged) if g is None]
-    return sum(inside) / len(inside), sum(empty) / max(1, len(empty)), len(inside), len(empty)
+    return sum(inside) / max(1, len(inside)), sum(empty) / max(1, len(empty)), len(inside), len(empty)
 
 
 def main():
@@ -220,6 +239,7 @@ def main():
         groups = [json.loads(line)["synonyms"] for line in open(files["synonyms"], encoding="utf-8")]
         synonyms = synonym_map(groups)
         judged = judge(docs, queries, truths, synonym_forms(synonyms) if a.synonym_judgements else forms)
+        judged_syn = judge(docs, queries, truths, synonym_forms(synonyms))
         # Our catalogs: without any synonym line (music's file has one), and with the generator's.
         plain = os.path.join(d, "catalog-plain.jsonl")
         with open(files["catalog"], encoding="utf-8") as src, open(plain, "w", encoding="utf-8") as dst:
@@ -236,17 +256,24 @@ def main():
         tv = peers.tantivy_sheet(docs)
         row = {"name": name, "split": CATALOGS[name][1], "groups": len(groups),
                "swapped": sum(x["labels"] != y["labels"] for x, y in zip(queries, syn_queries))}
-        for variant, qs, syn, catalog in (("plain", queries, None, plain),
-                                          ("synonyms", syn_queries, synonyms, syn_catalog)):
+        # Four runs: the labels as drawn and as a camera with the synonyms in use would say them
+        # (swapped), each without and with the catalog's synonyms supplied. The first table pairs
+        # plain/as drawn with supplied/swapped under the original judgements (the earlier report);
+        # the paired table compares, on the same queries, not supplied with supplied.
+        for variant, qs, syn, catalog in runs_of(queries, syn_queries, synonyms, plain, syn_catalog):
             served, direct = ours(a.binary, catalog, routes, qs, d)
             runs = {"ours": served, "ours matches": direct,
                     "tantivy": [tv(q, syn) for q in qs],
                     "fts5": [fts(q, syn) for q in qs]}
             for system, rankings in runs.items():
                 row[(variant, system)] = score(rankings, judged)
+                row[(variant, system, "syn")] = score(rankings, judged_syn)
+                row[(variant, system, "syn", "group")] = score(
+                    [r for r, q in zip(rankings, queries) if uses_group(q, synonyms)],
+                    [j for j, q in zip(judged_syn, queries) if uses_group(q, synonyms)])
         rows.append(row)
-        results[name] = {f"{v}/{s}": row[(v, s)] for v in ("plain", "synonyms")
-                         for s in ("ours", "ours matches", "tantivy", "fts5")}
+        results[name] = {f"{v}/{s}" + ("/synonym-judgements" if j else ""): row[(v, s, "syn") if j else (v, s)]
+                         for v in VARIANTS for s in ("ours", "ours matches", "tantivy", "fts5") for j in (False, True)}
         print(f"labels: {name} done", file=sys.stderr, flush=True)
     name = "labels-synonym-judgements.json" if a.synonym_judgements else "labels.json"
     with open(os.path.join(a.out, name), "w") as f:
@@ -275,17 +302,47 @@ def report(rows, synonym_judgements=False):
         n_in, n_out = r[("plain", "ours")][2:]
         split = "tune" if r["split"] == "tune" else "**TEST**"
         print(f"| {r['name']} | {split} | {n_in} / {n_out} | " + " | ".join(cells) + " |")
+    paired(rows)
     print("\n## Labels: out-of-catalog queries (labels the catalog does not have)\n")
     print("| catalog | split | queries | ours answered empty | tantivy answered empty | FTS5 answered empty "
           "| ours empty +syn |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in sorted(rows, key=lambda r: (r["split"] != "tune", r["name"])):
         e = [r[("plain", s)][1] for s in ("ours", "tantivy", "fts5")]
+        empty_syn = min(r[(v, "ours")][1] for v in VARIANTS)
         print(f"| {r['name']} | {r['split']} | {r[('plain', 'ours')][3]} | {e[0]:.3f} | {e[1]:.3f} | {e[2]:.3f} "
-              f"| {r[('synonyms', 'ours')][1]:.3f} |")
+              f"| {empty_syn:.3f} |")
     print("\nSynonym groups per catalog (queries with a label swapped for a synonym): "
           + ", ".join(f"{r['name']} {r['groups']} ({r['swapped']})" for r in rows))
 
+
+def paired(rows):
+    """The synonyms' own effect: on the same queries, nDCG@10 without the catalog's synonyms
+    supplied → with them (to us as catalog lines, to the peers as query expansion), judged with the
+    catalog's synonyms (an entity carrying a synonym of a label carries the label); over all
+    in-catalog queries, then over those with a word of a group (the only ones synonyms change)."""
+    print("\n## Labels: synonyms supplied or not, on the same queries (judged with the catalog's synonyms)\n")
+    print("Each cell: without synonyms → with them. \"swapped\": every label that is a term of a group")
+    print("replaced by another term half of the time, as a camera would say it; \"as drawn\": the labels")
+    print("as generated. \"lead\": ours minus the best peer, with synonyms.")
+    for title, key in (("all in-catalog queries", ()), ("in-catalog queries with a word of a group", ("group",))):
+        print(f"\n{title}:\n")
+        print("| catalog | split | queries | swapped: ours | tantivy | FTS5 | lead "
+              "| as drawn: ours | tantivy | FTS5 | lead |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for r in sorted(rows, key=lambda r: (r["split"] != "tune", r["name"])):
+            cells = []
+            for without, with_ in (("swapped", "synonyms"), ("plain", "drawn+syn")):
+                for system in ("ours", "tantivy", "fts5"):
+                    a, b = r[(without, system, "syn", *key)][0], r[(with_, system, "syn", *key)][0]
+                    cells.append(f"{a:.3f} → {b:.3f} ({b - a:+.3f})")
+                o, t, f = (r[(with_, s, "syn", *key)][0] for s in ("ours", "tantivy", "fts5"))
+                cells.append(f"{o - max(t, f):+.3f}")
+            split = "tune" if r["split"] == "tune" else "**TEST**"
+            n = r[("plain", "ours", "syn", *key)][2]
+            if n == 0:
+                cells = ["–"] * len(cells)
+            print(f"| {r['name']} | {split} | {n} | " + " | ".join(cells) + " |")
 
 if __name__ == "__main__":
     main()
