@@ -2,7 +2,7 @@ extension SearchEngine {
     /// The most values a facet lists when the request does not say.
     public static let defaultFacetValues = 100
 
-    /// Exact, disjunctive facet counts over the candidates.
+    /// Exact, disjunctive facet counts over the hits.
     ///
     /// A facet's counts apply every constraint except the facet's own selection: the type facet
     /// ignores the type selection, the category facet the category selection, an attribute's facet
@@ -10,46 +10,48 @@ extension SearchEngine {
     /// descendants (a `Music/Rock` album counts for `Music` and `Music/Rock`). Numeric attributes
     /// count in the snapshot's buckets.
     ///
-    /// - Parameter candidates: Documents in ascending order, or `nil` for every live document:
+    /// - Parameter docs: The hits in ascending order, or `nil` for every live document:
     ///   then counts the snapshot keeps are used where a facet's own selection is the only
     ///   constraint, and otherwise the documents are read column by column.
-    /// - Parameter covering: Terms every candidate has (the candidates are the documents that
+    /// - Parameter covering: Terms every hit has (the hits are the documents that
     ///   have all of them), or none: when the hits are most of such a term's documents, its
     ///   counts less those of its other documents are counted instead of the hits.
     /// - Parameter splitFrom: How many pairs to count make it worth two cores.
     /// - Parameter termCountsFrom: How many hits make a term's counts worth keeping.
     static func facets(
-        _ snapshot: CatalogSnapshot, candidates: [Candidate]?, constraints: Constraints, request: SearchRequest,
+        _ snapshot: CatalogSnapshot, docs hits: [Int32]?, constraints: Constraints, request: SearchRequest,
         covering: [String] = [], splitFrom: Int = pairsWorthASecondCore, termCountsFrom: Int = termCountsFrom
     ) -> [Facet] {
         let numbering = snapshot.numbering
-        if candidates == nil && constraints.isEmpty {
+        if hits == nil && constraints.isEmpty {
             return facets(
                 snapshot.everythingCounts, seen: nil, numbering: numbering, constraints: constraints, request: request)
         }
-        if constraints.isEmpty, let candidates {
+        if constraints.isEmpty, let hits {
             // Without constraints every counted attribute has a count, so no `seen` is needed.
             let counts: FacetCounts
             if let (term, kept) = termWorthCounting(
-                covering, hits: candidates.count, in: snapshot, from: termCountsFrom)
+                covering, hits: hits.count, in: snapshot, from: termCountsFrom)
             {
-                let others = difference(TextIndex.liveDocs(term, in: snapshot), candidates)
+                // Hits as many as the term's documents (deleted ones included) are all of them.
+                let others =
+                    TextIndex.documentFrequency(term, in: snapshot) == hits.count
+                    ? [] : difference(TextIndex.liveDocs(term, in: snapshot), hits)
                 let othersCounts = tally(others, in: snapshot, constraints: .unconstrained, splitFrom: splitFrom).counts
                 if let kept {
                     counts = kept.subtracting(othersCounts)
                 } else {
                     // The term's first such search: the hits as ever, and its other documents
                     // beside them, kept together for the next.
-                    counts = unconstrainedCounts(candidates, in: snapshot, splitFrom: splitFrom)
+                    counts = unconstrainedCounts(hits, in: snapshot, splitFrom: splitFrom)
                     snapshot.keepTermCounts(counts.adding(othersCounts), of: term)
                 }
             } else {
-                counts = unconstrainedCounts(candidates, in: snapshot, splitFrom: splitFrom)
+                counts = unconstrainedCounts(hits, in: snapshot, splitFrom: splitFrom)
             }
             return facets(counts, seen: nil, numbering: numbering, constraints: constraints, request: request)
         }
-        let docs = candidates.map { $0.map(\.doc) } ?? snapshot.liveDocs()
-        let counted = tally(docs, in: snapshot, constraints: constraints, splitFrom: splitFrom)
+        let counted = tally(hits ?? snapshot.liveDocs(), in: snapshot, constraints: constraints, splitFrom: splitFrom)
         return facets(
             counted.counts, seen: counted.seen, numbering: numbering, constraints: constraints, request: request)
     }
@@ -75,20 +77,20 @@ extension SearchEngine {
     /// Hits below which counting them costs too little to keep a term's counts for.
     static let termCountsFrom = 4_096
 
-    /// Facet counts of `candidates` without constraints: of the documents themselves, or, when
+    /// Facet counts of `hits` without constraints: of the documents themselves, or, when
     /// most live documents are hits (a very common label), the snapshot's own totals less the
     /// few that are not, so the cost follows the smaller side. Each half of the document
     /// numbers finds its own non-hits.
     private static func unconstrainedCounts(
-        _ candidates: [Candidate], in snapshot: CatalogSnapshot, splitFrom: Int
+        _ hits: [Int32], in snapshot: CatalogSnapshot, splitFrom: Int
     ) -> FacetCounts {
-        guard candidates.count * 2 > snapshot.count else {
-            return tally(candidates.map(\.doc), in: snapshot, constraints: .unconstrained, splitFrom: splitFrom).counts
+        guard hits.count * 2 > snapshot.count else {
+            return tally(hits, in: snapshot, constraints: .unconstrained, splitFrom: splitFrom).counts
         }
-        let split = countsInHalves(snapshot.count - candidates.count, in: snapshot, splitFrom: splitFrom)
+        let split = countsInHalves(snapshot.count - hits.count, in: snapshot, splitFrom: splitFrom)
         let ranges = split ? TwoCores.halves(of: snapshot) : [Int32.min..<Int32.max]
         let missing = tallied(snapshot, split: split) { part, tally in
-            let docs = complement(of: candidates, in: snapshot, range: ranges[part])
+            let docs = complement(of: hits, in: snapshot, range: ranges[part])
             count(docs[...], in: snapshot, constraints: .unconstrained, into: tally)
         }
         return snapshot.everythingCounts.subtracting(missing.counts)
@@ -106,15 +108,14 @@ extension SearchEngine {
         }
     }
 
-    /// The documents of `all` that are not among `candidates` (both ascending, the candidates a
-    /// subset).
-    private static func difference(_ all: [Int32], _ candidates: [Candidate]) -> [Int32] {
+    /// The documents of `all` that are not among `hits` (both ascending, the hits a subset).
+    private static func difference(_ all: [Int32], _ hits: [Int32]) -> [Int32] {
         var out = [Int32]()
-        out.reserveCapacity(max(0, all.count - candidates.count))
+        out.reserveCapacity(max(0, all.count - hits.count))
         var next = 0
         for doc in all {
-            while next < candidates.count && candidates[next].doc < doc { next += 1 }
-            if next < candidates.count && candidates[next].doc == doc { continue }
+            while next < hits.count && hits[next] < doc { next += 1 }
+            if next < hits.count && hits[next] == doc { continue }
             out.append(doc)
         }
         return out
@@ -152,14 +153,14 @@ extension SearchEngine {
         }
     }
 
-    /// The live documents in `range` that are not among `candidates` (both ascending): the gaps
-    /// between consecutive candidates, less deleted documents.
+    /// The live documents in `range` that are not among `hits` (both ascending): the gaps
+    /// between consecutive hits, less deleted documents.
     private static func complement(
-        of candidates: [Candidate], in snapshot: CatalogSnapshot, range: Range<Int32>
+        of hits: [Int32], in snapshot: CatalogSnapshot, range: Range<Int32>
     ) -> [Int32] {
         var out = [Int32]()
-        var next = candidates.partitionPoint { $0.doc >= range.lowerBound }
-        let last = candidates[next...].partitionPoint { $0.doc >= range.upperBound }
+        var next = hits.partitionPoint { $0 >= range.lowerBound }
+        let last = hits[next...].partitionPoint { $0 >= range.upperBound }
         let width = min(Int64(range.upperBound), Int64(snapshot.documentCount)) - max(Int64(range.lowerBound), 0)
         out.reserveCapacity(max(0, Int(width) - (last - next)))
         for (si, segment) in snapshot.segments.enumerated() {
@@ -176,8 +177,8 @@ extension SearchEngine {
                 }
             }
             var doc = start
-            while next < candidates.count && candidates[next].doc < end {
-                let hit = candidates[next].doc
+            while next < hits.count && hits[next] < end {
+                let hit = hits[next]
                 if hit >= doc { addGap(doc..<hit) }
                 doc = max(doc, hit + 1)
                 next += 1

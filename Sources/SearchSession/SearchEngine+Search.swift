@@ -135,6 +135,9 @@ extension SearchEngine {
     /// live document (nothing to match on: no selected label, no text, no print).
     enum Matches {
         case some([Candidate])
+        /// The matching documents in document order and only the best of them as candidates, in
+        /// ranking order (see ``RelaxationContext/keepsBest``).
+        case ranked(docs: [Int32], best: [Candidate])
         case everything
     }
 
@@ -168,6 +171,10 @@ extension SearchEngine {
         let prints: [FeaturePrint]
         /// Whether matching may split across two cores (see ``SearchEngine/counted(_:)``).
         var splitting = true
+        /// How many of the best matches to keep as candidates, when a refinement needs no more:
+        /// with no constraints (relaxation only ever removes them), no prints and the relevance
+        /// order, its hits are its matches and its pages the best of them. `nil`: every match.
+        var keepsBest: Int? = nil
     }
 
     /// Drops the weakest selected label while more than one is selected: lowest confidence; among
@@ -228,7 +235,13 @@ extension SearchEngine {
 
     /// What the groups and the session's prints match, in document order.
     static func matches(_ groups: [TextGroup], context: RelaxationContext) -> Matches {
-        Ranker.rank(
+        if let k = context.keepsBest {
+            return Ranker.bestMatchingAll(
+                context.snapshot, groups: groups, k: k,
+                splitFrom: context.splitting ? Ranker.matchesWorthASecondCore : .max
+            ).map { Matches.ranked(docs: $0.docs, best: $0.best) } ?? .everything
+        }
+        return Ranker.rank(
             context.snapshot, groups: groups, mode: .all, prints: context.prints,
             maxDistance: context.session.maxDistance,
             imageLimit: Self.searchImageCandidates, ordered: false,
@@ -258,17 +271,19 @@ extension SearchEngine {
                 confidence: label.confidence)
         }
         let queryText = request.query ?? session.queryText
+        let constraints = Constraints(
+            types: Set(request.entityTypes),
+            categories: request.categories.map(normalizeCategory).filter { !$0.isEmpty },
+            filters: request.filters, expression: request.filterExpression)
+        let keepsBest =
+            constraints.isEmpty && session.prints.isEmpty && session.pictureMatch == nil
+            && request.sort.key == .relevance && needed <= Self.mostBestKept
         let context = RelaxationContext(
             snapshot: snapshot, session: session, freeText: (queryText, snapshot.analyzer.terms(queryText)),
-            prints: session.prints, splitting: splitting)
+            prints: session.prints, splitting: splitting, keepsBest: keepsBest ? needed : nil)
         let groups = Self.groups(chips, context: context)
         var selection = Selection(
-            chips: chips,
-            constraints: Constraints(
-                types: Set(request.entityTypes),
-                categories: request.categories.map(normalizeCategory).filter { !$0.isEmpty },
-                filters: request.filters, expression: request.filterExpression),
-            groups: groups, matches: Self.matches(groups, context: context))
+            chips: chips, constraints: constraints, groups: groups, matches: Self.matches(groups, context: context))
         var relaxations = [Relaxation]()
         var browse = [FacetValue]()
         var hits = Self.filter(selection.matches, by: selection.constraints, in: snapshot)
@@ -285,25 +300,37 @@ extension SearchEngine {
             browse = snapshot.topCategories
             break
         }
-        let candidates: [Candidate]?
-        if case .some(let list) = selection.matches { candidates = list } else { candidates = nil }
+        let docs: [Int32]?
+        switch selection.matches {
+        case .some(let list): docs = list.map(\.doc)
+        case .ranked(let matching, _): docs = matching
+        case .everything: docs = nil
+        }
         // Text matches of every usable group (no prints fused in) all have each of their terms.
         let covering =
             context.prints.isEmpty
             ? Ranker.usableGroups(selection.groups).flatMap { selection.groups[$0].terms } : []
         let facets = Self.facets(
-            snapshot, candidates: candidates, constraints: selection.constraints, request: request,
+            snapshot, docs: docs, constraints: selection.constraints, request: request,
             covering: covering, splitFrom: splitting ? Self.pairsWorthASecondCore : .max)
         let total = hits.count
-        let ordered = Self.order(hits, in: snapshot, by: request.sort, locale: session.locale, needed: needed)
+        let ordered = Self.order(
+            hits, in: snapshot, by: request.sort, locale: session.locale, needed: needed,
+            splitFrom: splitting ? Ranker.candidatesWorthASecondCore : .max)
         return Evaluation(
             queryText: queryText, chips: selection.chips, groups: selection.groups, hits: ordered, total: total,
             facets: facets, filters: selection.constraints.filters, relaxations: relaxations, browse: browse)
     }
 
+    /// The most hits a refinement keeps only the best of (see ``RelaxationContext/keepsBest``): a
+    /// page that deep orders all its matches.
+    static let mostBestKept = 1_000
+
     /// The hits of a refinement: its matches that pass its constraints.
     enum Hits {
         case some([Candidate])
+        /// Every match, with only the best as candidates (nothing constrained).
+        case ranked(docs: [Int32], best: [Candidate])
         /// Every live document (nothing to match on, nothing constrained).
         case everything(count: Int)
 
@@ -311,6 +338,7 @@ extension SearchEngine {
         var count: Int {
             switch self {
             case .some(let list): list.count
+            case .ranked(let docs, _): docs.count
             case .everything(let count): count
             }
         }
@@ -322,6 +350,7 @@ extension SearchEngine {
         if constraints.isEmpty {
             switch matches {
             case .some(let list): return .some(list)
+            case .ranked(let docs, let best): return .ranked(docs: docs, best: best)
             case .everything: return .everything(count: snapshot.count)
             }
         }
@@ -340,6 +369,9 @@ extension SearchEngine {
         }
         switch matches {
         case .some(let list): keep(list)
+        case .ranked:
+            // Kept best only without constraints, which relaxing never adds.
+            preconditionFailure("ranked matches are only made without constraints")
         case .everything: keep(snapshot.liveDocs().lazy.map(Candidate.init(everything:)))
         }
         return .some(out)
@@ -350,9 +382,12 @@ extension SearchEngine {
     }
 
     /// The first `needed` hits in the requested order (all of them when `needed` is larger).
-    static func order(_ hits: Hits, in snapshot: CatalogSnapshot, by sort: Sort, locale: String, needed: Int)
-        -> [Candidate]
-    {
+    ///
+    /// - Parameter splitFrom: The hits from which ordering by relevance is worth two cores.
+    static func order(
+        _ hits: Hits, in snapshot: CatalogSnapshot, by sort: Sort, locale: String, needed: Int,
+        splitFrom: Int = .max
+    ) -> [Candidate] {
         let limit = min(needed, hits.count)
         guard limit > 0 else { return [] }
         if case .everything = hits, sort.key == .relevance {
@@ -371,10 +406,14 @@ extension SearchEngine {
         let list: [Candidate]
         switch hits {
         case .some(let candidates): list = candidates
+        case .ranked(_, let best):
+            // Kept best only in the relevance order, as many as needed.
+            precondition(sort.key == .relevance, "ranked hits are only made in the relevance order")
+            return Array(best.prefix(limit))
         case .everything: list = snapshot.liveDocs().map(Candidate.init(everything:))
         }
         switch sort.key {
-        case .relevance: return Ranker.top(list, limit)
+        case .relevance: return Ranker.top(list, limit, splitFrom: splitFrom)
         case .title:
             return TitleOrder.top(list, limit, in: snapshot, locale: locale, descending: sort.descending)
         case .attribute:

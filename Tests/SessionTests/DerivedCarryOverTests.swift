@@ -10,9 +10,9 @@ import Testing
     /// Keeps each term's counts on `snapshot`, as a search whose hits are all its documents does.
     static func keepTermCounts(_ snapshot: CatalogSnapshot) {
         for term in terms {
-            let candidates = TextIndex.liveDocs(term, in: snapshot).map { Candidate(everything: $0) }
             _ = SearchEngine.facets(
-                snapshot, candidates: candidates, constraints: .unconstrained, request: SearchRequest(sessionID: "s"),
+                snapshot, docs: TextIndex.liveDocs(term, in: snapshot), constraints: .unconstrained,
+                request: SearchRequest(sessionID: "s"),
                 covering: ["item", term], splitFrom: .max, termCountsFrom: 0)
         }
     }

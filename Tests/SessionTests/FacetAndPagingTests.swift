@@ -183,15 +183,27 @@ enum RandomCatalog {
     }
 
     /// A snapshot of several segments with delete bits: 900 entities, 60 upserted, 40 deleted.
-    static func segmentedSnapshot(seed: UInt64) throws -> CatalogSnapshot {
-        let engine = SearchEngine(entities: RandomCatalog.entities(900, seed: seed))
-        try engine.upsert(RandomCatalog.entities(60, seed: seed + 1, idPrefix: "n"))
+    static func segmentedSnapshot(seed: UInt64, exactHits: Bool = false) throws -> CatalogSnapshot {
+        let made = exactHits ? Self.withExactHits : { $0 }
+        let engine = SearchEngine(entities: made(RandomCatalog.entities(900, seed: seed)))
+        try engine.upsert(made(RandomCatalog.entities(60, seed: seed + 1, idPrefix: "n")))
         try engine.delete((0..<40).map { EntityRef(type: "album", id: "e\($0 * 3)") })
         #expect(engine.snapshot.segments.count > 1)
         // The halves split the documents of all segments evenly, not the last segment's.
         let lower = TwoCores.halves(of: engine.snapshot)[0]
         #expect(abs(Int(lower.upperBound) * 2 - engine.snapshot.documentCount) <= 1)
         return engine.snapshot
+    }
+
+    /// `entities` with exact title and tag hits among the others: every fourth tagged with its
+    /// title's first word, every ninth titled only "item".
+    static func withExactHits(_ entities: [Entity]) -> [Entity] {
+        entities.enumerated().map { i, entity in
+            var entity = entity
+            if i % 4 == 0 { entity.tags = [String(entity.title.split(separator: " ")[0])] }
+            if i % 9 == 0 { entity.title = "item" }
+            return entity
+        }
     }
 
     @Test func countingInTwoHalvesAnswersAsCountingInOne() throws {
@@ -208,13 +220,11 @@ enum RandomCatalog {
             // half of them, a few.
             let kept: [(Int) -> Bool] = [{ _ in true }, { $0 % 7 != 1 }, { $0 % 2 == 0 }, { $0 % 7 == 1 }]
             let keeps = kept[round % kept.count]
-            let candidates: [Candidate]? =
-                round % 5 == 0
-                ? nil : live.enumerated().filter { keeps($0.offset) }.map { Candidate(everything: $0.element) }
+            let hits: [Int32]? = round % 5 == 0 ? nil : live.enumerated().filter { keeps($0.offset) }.map(\.element)
             let split = SearchEngine.facets(
-                snapshot, candidates: candidates, constraints: constraints, request: r, splitFrom: 0)
+                snapshot, docs: hits, constraints: constraints, request: r, splitFrom: 0)
             let whole = SearchEngine.facets(
-                snapshot, candidates: candidates, constraints: constraints, request: r, splitFrom: .max)
+                snapshot, docs: hits, constraints: constraints, request: r, splitFrom: .max)
             #expect(split == whole, "round \(round)")
             #expect(!whole.isEmpty)
         }
@@ -232,26 +242,24 @@ enum RandomCatalog {
                 // All of its documents, or a random part of them: most (the kept counts serve),
                 // or half (they do not).
                 let keep = round == 0 ? 1 : (round % 4 == 3 ? 0.5 : 0.8)
-                let candidates = docs.filter { _ in Double.random(in: 0..<1, using: &rng) < keep }
-                    .map { Candidate(everything: $0) }
+                let hits = docs.filter { _ in Double.random(in: 0..<1, using: &rng) < keep }
                 let request = SearchRequest(sessionID: "s")
                 let counted = SearchEngine.facets(
-                    snapshot, candidates: candidates, constraints: .unconstrained, request: request, covering: [],
+                    snapshot, docs: hits, constraints: .unconstrained, request: request, covering: [],
                     splitFrom: .max)
                 for splitFrom in [Int.max, 0] {
                     let fromTerm = SearchEngine.facets(
-                        snapshot, candidates: candidates, constraints: .unconstrained, request: request,
+                        snapshot, docs: hits, constraints: .unconstrained, request: request,
                         covering: ["item", term], splitFrom: splitFrom, termCountsFrom: 0)
                     #expect(fromTerm == counted, "\(term) round \(round)")
                 }
             }
             #expect(snapshot.termCounts(term) != nil)
             // A term said to cover hits it cannot (fewer documents than hits) is not used.
-            let all = docs.map { Candidate(everything: $0) }
             let plain = SearchEngine.facets(
-                snapshot, candidates: all, constraints: .unconstrained, request: SearchRequest(sessionID: "s"))
+                snapshot, docs: docs, constraints: .unconstrained, request: SearchRequest(sessionID: "s"))
             let claimed = SearchEngine.facets(
-                snapshot, candidates: all, constraints: .unconstrained, request: SearchRequest(sessionID: "s"),
+                snapshot, docs: docs, constraints: .unconstrained, request: SearchRequest(sessionID: "s"),
                 covering: ["zzz-absent"], termCountsFrom: 0)
             #expect(claimed == plain)
         }
@@ -315,6 +323,75 @@ enum RandomCatalog {
                 #expect(split.map(\.matchedGroups) == whole.map(\.matchedGroups), "\(labels)")
                 if labels != ["nothing"] { #expect(!whole.isEmpty, "\(labels)") }
             }
+        }
+    }
+
+    @Test func keepingOnlyTheBestMatchesAnswersAsRankingThemAll() throws {
+        // A search without constraints keeps its matching documents and only the best few as
+        // candidates: the same documents, and the same best candidates in the same order, as
+        // every match made a candidate and the best taken, in one pass or two halves, ties and
+        // exact hits included, over segments with delete bits.
+        let snapshot = try Self.segmentedSnapshot(seed: 23, exactHits: true)
+        let analyzer = Analyzer()
+        for labels in [
+            ["item"], ["red", "item"], ["song"], ["live", "item", "17"], ["blue"], ["nothing"], ["item", "item"],
+        ] {
+            let groups = labels.enumerated().map { i, label in
+                TextGroup(display: label, terms: analyzer.terms(label), weight: 1 - Float(i) / 10)
+            }
+            let all =
+                Ranker.rank(
+                    snapshot, groups: groups, mode: .all, prints: [], maxDistance: nil, imageLimit: 0, ordered: false,
+                    splitFrom: .max) ?? []
+            for k in [1, 7, 20, 500, 5_000] {
+                let expected = Array(Ranker.sorted(all).prefix(k))
+                for splitFrom in [0, Int.max] {
+                    let kept = try #require(
+                        Ranker.bestMatchingAll(snapshot, groups: groups, k: k, splitFrom: splitFrom))
+                    #expect(kept.docs == all.map(\.doc), "\(labels) \(k)")
+                    #expect(kept.best.map(\.doc) == expected.map(\.doc), "\(labels) \(k) \(splitFrom)")
+                    #expect(kept.best.map(\.score) == expected.map(\.score), "\(labels) \(k)")
+                    #expect(kept.best.map(\.exact) == expected.map(\.exact), "\(labels) \(k)")
+                    #expect(kept.best.map(\.matchedGroups) == expected.map(\.matchedGroups), "\(labels) \(k)")
+                    #expect(kept.best.map(\.coverage) == expected.map(\.coverage), "\(labels) \(k)")
+                }
+            }
+            if labels.count < 3 && labels != ["nothing"] {
+                #expect(!all.isEmpty, "\(labels)")
+                #expect(all.contains(where: \.exact) && all.contains { !$0.exact }, "\(labels)")
+            }
+        }
+        #expect(Ranker.bestMatchingAll(snapshot, groups: [], k: 10) == nil)
+    }
+
+    @Test func aSearchKeepingOnlyItsBestPagesAsOneRankingAll() throws {
+        // Every page of a search that keeps only its best matches (no constraints, relevance
+        // order) equals the page cut from all of them ranked: the same results, totals and
+        // facets, to the last page; "item" (in every title) pages past the most a search keeps
+        // only the best of.
+        let engine = SearchEngine(entities: Self.withExactHits(RandomCatalog.entities(3_000, seed: 31)))
+        engine.limitEvaluationCache(toBytes: 0)
+        for label in ["item", "red song", "blue"] {
+            let session = SessionRecord(
+                id: "s-\(label)", labels: [Label(label)], prints: [], source: .camera, locale: "", pageSize: 50,
+                createdAtUnixMs: 0, expiresAtUnixMs: .max)
+            var request = SearchRequest(sessionID: session.id)
+            request.pageSize = 50
+            var pages = 0
+            while true {
+                let state = try engine.search(session: session, request: request)
+                let needed = (pages + 1) * 50
+                let all = engine.evaluate(engine.snapshot, session: session, request: request, needed: .max)
+                #expect(state.totalHits == all.total, "\(label) page \(pages)")
+                #expect(state.facets == all.facets, "\(label) page \(pages)")
+                let expected = all.hits.dropFirst(pages * 50).prefix(50).map(\.doc)
+                let shown = state.results.map { engine.snapshot.doc(of: $0.entity) }
+                #expect(shown == expected.map { Optional($0) }, "\(label) page \(pages) (needed \(needed))")
+                pages += 1
+                if state.nextPageToken.isEmpty { break }
+                request.pageToken = state.nextPageToken
+            }
+            if label == "item" { #expect(pages > SearchEngine.mostBestKept / 50, "\(pages) pages") }
         }
     }
 

@@ -1,18 +1,34 @@
 /// One matching document with everything the ranking and the display need.
+///
+/// The fields are declared widest first (28 bytes a candidate, not 36): a common label makes a
+/// candidate for most documents, and each byte is written and read again per match.
 struct Candidate: Sendable {
     var doc: Int32
-    /// Exact title/tag hits of a label rank before everything else.
-    var exact: Bool
     /// The fused score.
     var score: Float
-    var textScore: Float?
-    var distance: Float?
     /// The usable text groups it matched, one bit per position in ``Ranker/usableGroups(_:)``
     /// (at most 32); a bit set instead of an array keeps candidates allocation-free.
     var matchedGroups: UInt32
+    var textScore: Float?
+    var distance: Float?
+    /// Exact title/tag hits of a label rank before everything else.
+    var exact: Bool
     /// How many text groups it matched, when that orders it (text rankings; 0 once fused with
     /// image matches, where reciprocal ranks decide): more captured labels matched ranks first.
-    var coverage: UInt8 = 0
+    var coverage: UInt8
+
+    init(
+        doc: Int32, exact: Bool, score: Float, textScore: Float?, distance: Float?, matchedGroups: UInt32,
+        coverage: UInt8 = 0
+    ) {
+        self.doc = doc
+        self.score = score
+        self.matchedGroups = matchedGroups
+        self.textScore = textScore
+        self.distance = distance
+        self.exact = exact
+        self.coverage = coverage
+    }
 
     var match: MatchKind {
         switch (textScore != nil, distance != nil) {
@@ -136,44 +152,65 @@ enum Ranker {
         return ordered ? top(out, topK) : out.sorted { $0.doc < $1.doc }
     }
 
-    /// The documents in `range` that match every one of `groups`, in document order.
+    /// The documents matching every one of `groups` in document order, and the best `k` of them
+    /// as candidates in ranking order: what a search without constraints or prints needs (its
+    /// facets read documents, its pages only the best), without a candidate made, kept and
+    /// ordered for every match of a common label. `nil` when no group has terms.
+    ///
+    /// - Parameter splitFrom: The matches expected from which matching is worth two cores.
+    static func bestMatchingAll(
+        _ snapshot: CatalogSnapshot, groups: [TextGroup], k: Int, splitFrom: Int = matchesWorthASecondCore
+    ) -> (docs: [Int32], best: [Candidate])? {
+        let used = usableGroups(groups).map { groups[$0] }
+        guard !used.isEmpty, k > 0 else { return nil }
+        func part(_ range: Range<Int32>) -> (docs: [Int32], best: [Candidate]) {
+            var sink = BestCandidates(
+                exact: exactHits(of: used, in: snapshot, range: range),
+                all: used.count == 32 ? .max : (1 << UInt32(used.count)) - 1, coverage: UInt8(used.count), k: k)
+            TextIndex.matchEvery(used.map { ($0.terms, $0.weight) }, in: snapshot, range: range, into: &sink)
+            return (sink.docs, sink.best)
+        }
+        let expected =
+            used.map { group in
+                group.terms.map { TextIndex.documentFrequency($0, in: snapshot) }.min() ?? 0
+            }.min() ?? 0
+        guard TwoCores.pays(expected, from: splitFrom) else { return part(Int32.min..<Int32.max) }
+        let ranges = TwoCores.halves(of: snapshot)
+        let halves = TwoCores.map { half in part(ranges[half]) }
+        return (halves[0].docs + halves[1].docs, Array(sorted(halves[0].best + halves[1].best).prefix(k)))
+    }
+
+    /// The documents in `range` that match every one of `groups`, in document order, made into
+    /// candidates as the intersection finds them (one pass, no intermediate lists).
     private static func allGroupsMatches(_ groups: [TextGroup], in snapshot: CatalogSnapshot, range: Range<Int32>)
         -> [Candidate]
     {
-        let matches = TextIndex.matchEvery(groups.map { ($0.terms, $0.weight) }, in: snapshot, range: range)
-        if matches.docs.isEmpty { return [] }
-        // Which matches are exact hits of some group: each exact list walked beside the matches
-        // once (both ascending), from its first document in the range.
-        var exact = [Bool](repeating: false, count: matches.docs.count)
-        exact.withUnsafeMutableBufferPointer { exact in
-            matches.docs.withUnsafeBufferPointer { docs in
-                for group in groups {
-                    let list = TextIndex.exactMatches(group.terms, in: snapshot)
-                    var at = list.partitionPoint { $0 >= range.lowerBound }
-                    var k = 0
-                    // Without branches on the order (which side is behind is a coin toss on
-                    // common labels): each step moves whichever cursor is behind, or both.
-                    while at < list.count && k < docs.count {
-                        let exactDoc = list[at]
-                        let match = docs[k]
-                        if exactDoc == match { exact[k] = true }
-                        at += exactDoc <= match ? 1 : 0
-                        k += match <= exactDoc ? 1 : 0
-                    }
-                }
+        var sink = AllGroupsCandidates(
+            exact: exactHits(of: groups, in: snapshot, range: range),
+            all: groups.count == 32 ? .max : (1 << UInt32(groups.count)) - 1, coverage: UInt8(groups.count))
+        TextIndex.matchEvery(groups.map { ($0.terms, $0.weight) }, in: snapshot, range: range, into: &sink)
+        return sink.candidates
+    }
+
+    /// The documents in `range` whose title or a tag is exactly one of `groups` (deleted ones
+    /// too: only matches, which are live, are looked up), or `nil` when there are none.
+    private static func exactHits(of groups: [TextGroup], in snapshot: CatalogSnapshot, range: Range<Int32>)
+        -> DocumentBits?
+    {
+        var bits: DocumentBits? = nil
+        for group in groups {
+            for (si, segment) in snapshot.segments.enumerated() {
+                let base = snapshot.bases[si]
+                let list = segment.phraseDocs(group.terms)
+                // Only the part of the list within the range (each half of a split asks for its own).
+                let first = list.partitionPoint { Int64(base) + Int64($0) >= Int64(range.lowerBound) }
+                let end = list.partitionPoint { Int64(base) + Int64($0) >= Int64(range.upperBound) }
+                guard first < end else { continue }
+                if bits == nil { bits = DocumentBits(range, documentCount: snapshot.documentCount) }
+                for local in list[first..<end] { bits!.insert(base + Int32(local)) }
             }
         }
-        let all: UInt32 = groups.count == 32 ? .max : (1 << UInt32(groups.count)) - 1
-        var out = [Candidate]()
-        out.reserveCapacity(matches.docs.count)
-        for k in matches.docs.indices {
-            let score = matches.scores[k]
-            out.append(
-                Candidate(
-                    doc: matches.docs[k], exact: exact[k], score: score, textScore: score, distance: nil,
-                    matchedGroups: all, coverage: UInt8(groups.count)))
-        }
-        return out
+        return bits
     }
 
     /// The documents in `range` that match any of `groups`, in document order: each group's
@@ -310,19 +347,44 @@ enum Ranker {
     /// The best `k` candidates in order, without sorting them all when `k` is small.
     static func top(_ candidates: [Candidate], _ k: Int?) -> [Candidate] {
         guard let k, candidates.count / 4 > k else { return sorted(candidates) }
+        return candidates.withUnsafeBufferPointer { top(of: $0, k) }
+    }
+
+    /// ``top(_:_:)``, a long list's halves on two cores: the best `k` of all are among the best
+    /// `k` of each half.
+    ///
+    /// - Parameter splitFrom: The candidates from which a second core pays.
+    static func top(_ candidates: [Candidate], _ k: Int, splitFrom: Int) -> [Candidate] {
+        guard candidates.count / 4 > k, TwoCores.pays(candidates.count, from: splitFrom) else {
+            return top(candidates, k)
+        }
+        let best = candidates.withUnsafeBufferPointer { all in
+            let middle = all.count / 2
+            let halves = [UnsafeBufferPointer(rebasing: all[..<middle]), UnsafeBufferPointer(rebasing: all[middle...])]
+            return TwoCores.map { half in top(of: halves[half], k) }
+        }
+        return Array(sorted(best[0] + best[1]).prefix(k))
+    }
+
+    /// Candidates from which ordering them is worth two cores: a comparison with the worst kept
+    /// candidate costs a few nanoseconds, so fewer than this cost less than a second core's
+    /// wake-up (chosen on the shop and sparse catalogs).
+    static let candidatesWorthASecondCore = 32_768
+
+    /// The best `k` of `candidates` (more than `k`) in order: each compared with the worst kept.
+    private static func top(of candidates: UnsafeBufferPointer<Candidate>, _ k: Int) -> [Candidate] {
+        guard candidates.count / 4 > k else { return sorted(Array(candidates)) }
         var kept = [Candidate]()
         kept.reserveCapacity(k + 1)
-        candidates.withUnsafeBufferPointer { candidates in
-            // Most candidates lose to the worst kept one: that comparison reads no array.
-            var worst: Candidate? = nil
-            for candidate in candidates {
-                if let worst, !better(candidate, worst) { continue }
-                var position = kept.count
-                while position > 0 && better(candidate, kept[position - 1]) { position -= 1 }
-                kept.insert(candidate, at: position)
-                if kept.count > k { kept.removeLast() }
-                if kept.count == k { worst = kept[k - 1] }
-            }
+        // Most candidates lose to the worst kept one: that comparison reads no array.
+        var worst: Candidate? = nil
+        for candidate in candidates {
+            if let worst, !better(candidate, worst) { continue }
+            var position = kept.count
+            while position > 0 && better(candidate, kept[position - 1]) { position -= 1 }
+            kept.insert(candidate, at: position)
+            if kept.count > k { kept.removeLast() }
+            if kept.count == k { worst = kept[k - 1] }
         }
         return kept
     }
@@ -371,5 +433,67 @@ struct RankKey {
         // Negative floats order inversely by their bits: flip them all; positive ones: set the sign.
         let ascending = bits & 0x8000_0000 != 0 ? ~bits : bits | 0x8000_0000
         return ~ascending
+    }
+}
+
+/// Candidates of documents that match every group, made as ``TextIndex/matchEvery(_:in:range:into:)``
+/// finds them.
+private struct AllGroupsCandidates: MatchSink {
+    /// Exact title or tag hits, if any group has some.
+    let exact: DocumentBits?
+    /// Every group's bit, and how many groups: the same for every candidate.
+    let all: UInt32
+    let coverage: UInt8
+    var candidates = [Candidate]()
+
+    init(exact: DocumentBits?, all: UInt32, coverage: UInt8) {
+        self.exact = exact
+        self.all = all
+        self.coverage = coverage
+    }
+
+    mutating func reserve(more count: Int) { candidates.reserveCapacity(candidates.count + count) }
+
+    mutating func add(_ doc: Int32, score: Float) {
+        candidates.append(
+            Candidate(
+                doc: doc, exact: exact?.contains(doc) ?? false, score: score, textScore: score, distance: nil,
+                matchedGroups: all, coverage: coverage))
+    }
+}
+
+/// The documents that match every group, and the best `k` of them as candidates in ranking
+/// order, kept as ``TextIndex/matchEvery(_:in:range:into:)`` finds them: most matches lose to the
+/// worst kept one in a comparison of values already in registers.
+private struct BestCandidates: MatchSink {
+    let exact: DocumentBits?
+    let all: UInt32
+    let coverage: UInt8
+    /// How many to keep (at least one).
+    let k: Int
+    var docs = [Int32]()
+    /// At most `k`, best first.
+    var best = [Candidate]()
+
+    init(exact: DocumentBits?, all: UInt32, coverage: UInt8, k: Int) {
+        self.exact = exact
+        self.all = all
+        self.coverage = coverage
+        self.k = k
+        best.reserveCapacity(k + 1)
+    }
+
+    mutating func reserve(more count: Int) { docs.reserveCapacity(docs.count + count) }
+
+    mutating func add(_ doc: Int32, score: Float) {
+        docs.append(doc)
+        let candidate = Candidate(
+            doc: doc, exact: exact?.contains(doc) ?? false, score: score, textScore: score, distance: nil,
+            matchedGroups: all, coverage: coverage)
+        if best.count == k && !Ranker.better(candidate, best[k - 1]) { return }
+        var position = best.count
+        while position > 0 && Ranker.better(candidate, best[position - 1]) { position -= 1 }
+        best.insert(candidate, at: position)
+        if best.count > k { best.removeLast() }
     }
 }

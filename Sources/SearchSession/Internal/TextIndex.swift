@@ -92,6 +92,17 @@ enum TextIndex {
         _ groups: [(terms: [String], weight: Float)], in snapshot: CatalogSnapshot,
         range: Range<Int32> = Int32.min..<Int32.max
     ) -> (docs: [Int32], scores: [Float]) {
+        var lists = DocsAndScores()
+        matchEvery(groups, in: snapshot, range: range, into: &lists)
+        return (lists.docs, lists.scores)
+    }
+
+    /// ``matchEvery(_:in:range:)``, each match handed to `sink` as it is found (ascending), so a
+    /// caller that builds its own records makes them in the same pass.
+    static func matchEvery<Sink: MatchSink>(
+        _ groups: [(terms: [String], weight: Float)], in snapshot: CatalogSnapshot, range: Range<Int32>,
+        into sink: inout Sink
+    ) {
         var terms = [String]()
         var groupTerms = [[Int]]()
         for group in groups {
@@ -103,11 +114,9 @@ enum TextIndex {
             }
             groupTerms.append(positions)
         }
-        guard !terms.isEmpty, !groupTerms.contains(where: \.isEmpty) else { return ([], []) }
+        guard !terms.isEmpty, !groupTerms.contains(where: \.isEmpty) else { return }
         let idfs = terms.map { idf($0, in: snapshot) }
-        if idfs.contains(0) { return ([], []) }
-        var docs = [Int32]()
-        var scores = [Float]()
+        if idfs.contains(0) { return }
         // The per-document loop reads only these raw buffers, so it retains and releases nothing.
         let termCount = terms.count
         let listDocs = filledBuffer(termCount, UnsafeBufferPointer<UInt32>(start: nil, count: 0))
@@ -167,8 +176,7 @@ enum TextIndex {
             }
             let drivers = driverPosition(range.lowerBound)..<driverPosition(range.upperBound)
             // At most every driver posting matches: room for that up front, not regrown as it fills.
-            docs.reserveCapacity(docs.count + drivers.count)
-            scores.reserveCapacity(scores.count + drivers.count)
+            sink.reserve(more: drivers.count)
             outer: for k in drivers {
                 let d = driverDocs[k]
                 if checkDeleted && deleted.contains(Int(d)) { continue }
@@ -205,15 +213,36 @@ enum TextIndex {
                     score += groupScore * weights[group]
                     start = end
                 }
-                docs.append(base + Int32(d))
-                scores.append(score)
+                sink.add(base + Int32(d), score: score)
             }
         }
-        return (docs, scores)
     }
 
     /// Live documents whose title or a tag analyzes to exactly `terms`, ascending.
     static func exactMatches(_ terms: [String], in snapshot: CatalogSnapshot) -> [Int32] {
         live(in: snapshot) { $0.phraseDocs(terms) }
+    }
+}
+
+/// Where ``TextIndex/matchEvery(_:in:range:into:)`` puts its matches, in ascending document order.
+protocol MatchSink {
+    /// Room for `count` more matches (at most that many follow before the next call).
+    mutating func reserve(more count: Int)
+    mutating func add(_ doc: Int32, score: Float)
+}
+
+/// Matches as two parallel arrays.
+struct DocsAndScores: MatchSink {
+    var docs = [Int32]()
+    var scores = [Float]()
+
+    mutating func reserve(more count: Int) {
+        docs.reserveCapacity(docs.count + count)
+        scores.reserveCapacity(scores.count + count)
+    }
+
+    mutating func add(_ doc: Int32, score: Float) {
+        docs.append(doc)
+        scores.append(score)
     }
 }

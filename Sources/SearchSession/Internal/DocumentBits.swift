@@ -1,0 +1,29 @@
+/// A set of snapshot document numbers within a range, one bit each: a lookup per match that
+/// costs the same whatever the set holds (a walk beside a sorted list mispredicts when the
+/// two interleave, as the exact hits of a common label and its matches do).
+struct DocumentBits {
+    private var words: [UInt64]
+    /// The numbers the set can hold: others are never members.
+    private let low: Int32
+    private let high: Int32
+
+    /// An empty set for the numbers of `range` that a snapshot of `documentCount` documents has.
+    init(_ range: Range<Int32>, documentCount: Int) {
+        low = max(range.lowerBound, 0)
+        high = Int32(clamping: min(Int64(range.upperBound), Int64(documentCount)))
+        words = [UInt64](repeating: 0, count: high > low ? (Int(high - low) + 63) / 64 : 0)
+    }
+
+    /// Adds `doc` when it is within the set's range.
+    mutating func insert(_ doc: Int32) {
+        guard doc >= low && doc < high else { return }
+        let offset = Int(doc - low)
+        words[offset >> 6] |= 1 << UInt64(offset & 63)
+    }
+
+    func contains(_ doc: Int32) -> Bool {
+        guard doc >= low && doc < high else { return false }
+        let offset = Int(doc - low)
+        return words[offset >> 6] & (1 << UInt64(offset & 63)) != 0
+    }
+}
