@@ -57,21 +57,19 @@ extension SearchEngine {
     }
 
     /// The term of `covering` whose documents' counts are worth using, with its kept counts if
-    /// any: the rarest, when the hits (which all have it) are at least half of its documents and
-    /// its counts are kept, or at least three quarters of them (so its other documents are at
-    /// most a third of the hits: what a first use adds to keep its counts), and when the hits
-    /// are many enough to be worth keeping counts for. A term with fewer documents than hits
-    /// cannot cover them and is never used.
+    /// any: the rarest, when the hits (which all have it) are at least half of its documents (so
+    /// its other documents are at most as many as the hits), and many enough to be worth keeping
+    /// counts for. Its first such search counts the hits and its other documents both (at most
+    /// twice the hits, once per term and snapshot) and keeps their sum; later ones count only its
+    /// other documents. A term with fewer documents than hits cannot cover them and is never used.
     static func termWorthCounting(
         _ covering: [String], hits: Int, in snapshot: CatalogSnapshot, from: Int
     ) -> (term: String, kept: FacetCounts?)? {
         guard hits >= from,
             let rarest = covering.map({ ($0, TextIndex.documentFrequency($0, in: snapshot)) }).min(by: { $0.1 < $1.1 }),
-            rarest.1 >= hits
+            rarest.1 >= hits, hits * 2 >= rarest.1
         else { return nil }
-        // Kept counts pay whenever the other documents are fewer than the hits.
-        let kept = snapshot.termCounts(rarest.0)
-        return hits * (kept != nil ? 2 : 4) >= rarest.1 * (kept != nil ? 1 : 3) ? (rarest.0, kept) : nil
+        return (rarest.0, snapshot.termCounts(rarest.0))
     }
 
     /// Hits below which counting them costs too little to keep a term's counts for.

@@ -240,8 +240,8 @@ enum RandomCatalog {
             #expect(docs.count > 100)
             for round in 0..<8 {
                 // All of its documents, or a random part of them: most (the kept counts serve),
-                // or half (they do not).
-                let keep = round == 0 ? 1 : (round % 4 == 3 ? 0.5 : 0.8)
+                // or a third (they do not).
+                let keep = round == 0 ? 1 : (round % 4 == 3 ? 0.33 : 0.8)
                 let hits = docs.filter { _ in Double.random(in: 0..<1, using: &rng) < keep }
                 let request = SearchRequest(sessionID: "s")
                 let counted = SearchEngine.facets(

@@ -477,7 +477,8 @@ final class Segment: @unchecked Sendable {
         return nil
     }
 
-    /// Term `number`'s postings: documents ascending, with their normalised frequencies.
+    /// Term `number`'s postings: documents ascending, with their saturated normalised frequencies
+    /// (``TextIndex/saturate(_:)`` of each).
     func postings(_ number: Int) -> (docs: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<Float>) {
         let range = Int(postingStart[number])..<Int(postingStart[number + 1])
         return (

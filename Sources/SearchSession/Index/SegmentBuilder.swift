@@ -304,8 +304,9 @@ struct SegmentBuilder {
         return out.assemble()
     }
 
-    /// Postings with normalised frequencies (`Σ_f w_f · tf_f / (1 − b + b · len_f / avglen_f)`),
-    /// the term table and the phrases.
+    /// Postings with their saturated normalised frequencies (``TextIndex/saturate(_:)`` of
+    /// `Σ_f w_f · tf_f / (1 − b + b · len_f / avglen_f)`: the division is made once here, not per
+    /// match and term of every search), the term table and the phrases.
     private func addText(_ text: TextBuild, termNames: [UInt32], to out: inout SectionWriter) {
         let fieldLengths = text.fieldLengths
         var averages = [Float](repeating: 0, count: TextField.allCases.count)
@@ -329,7 +330,7 @@ struct SegmentBuilder {
                     tf += field.weight * Float(counts[field]) / norm
                 }
                 docs.append(doc)
-                frequencies.append(tf)
+                frequencies.append(TextIndex.saturate(tf))
             }
             start.append(UInt32(docs.count))
         }

@@ -14,11 +14,19 @@ struct DocumentBits {
         words = [UInt64](repeating: 0, count: high > low ? (Int(high - low) + 63) / 64 : 0)
     }
 
-    /// Adds `doc` when it is within the set's range.
-    mutating func insert(_ doc: Int32) {
-        guard doc >= low && doc < high else { return }
-        let offset = Int(doc - low)
-        words[offset >> 6] |= 1 << UInt64(offset & 63)
+    /// Adds a segment's documents (its own numbers, `base` the first one's snapshot number), those
+    /// within the set's range.
+    mutating func insert(_ locals: Slice<UnsafeBufferPointer<UInt32>>, base: Int32) {
+        let low = Int64(self.low)
+        let high = Int64(self.high)
+        words.withUnsafeMutableBufferPointer { words in
+            for local in locals {
+                let doc = Int64(base) + Int64(local)
+                guard doc >= low && doc < high else { continue }
+                let offset = Int(doc - low)
+                words[offset >> 6] |= 1 << UInt64(offset & 63)
+            }
+        }
     }
 
     func contains(_ doc: Int32) -> Bool {

@@ -197,7 +197,8 @@ enum Ranker {
     private static func exactHits(of groups: [TextGroup], in snapshot: CatalogSnapshot, range: Range<Int32>)
         -> DocumentBits?
     {
-        var bits: DocumentBits? = nil
+        var bits = DocumentBits(range, documentCount: snapshot.documentCount)
+        var any = false
         for group in groups {
             for (si, segment) in snapshot.segments.enumerated() {
                 let base = snapshot.bases[si]
@@ -206,11 +207,11 @@ enum Ranker {
                 let first = list.partitionPoint { Int64(base) + Int64($0) >= Int64(range.lowerBound) }
                 let end = list.partitionPoint { Int64(base) + Int64($0) >= Int64(range.upperBound) }
                 guard first < end else { continue }
-                if bits == nil { bits = DocumentBits(range, documentCount: snapshot.documentCount) }
-                for local in list[first..<end] { bits!.insert(base + Int32(local)) }
+                bits.insert(list[first..<end], base: base)
+                any = true
             }
         }
-        return bits
+        return any ? bits : nil
     }
 
     /// The documents in `range` that match any of `groups`, in document order: each group's

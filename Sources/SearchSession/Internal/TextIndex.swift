@@ -19,9 +19,9 @@ enum TextField: Int, CaseIterable, Sendable {
 ///
 /// For a term t and a document d, the field-normalised term frequency is
 /// `tf̃ = Σ_f w_f · tf_f / (1 − b + b · len_f / avglen_f)` (computed when its segment is built,
-/// with that segment's average lengths, and stored in the postings), the document frequency `df`
-/// counts documents containing t in any field across all segments (deleted ones included, as
-/// Lucene does), `idf = ln(1 + (N − df + 0.5) / (df + 0.5))`, and the score of a set of query
+/// with that segment's average lengths, and stored in the postings saturated, as
+/// `tf̃ · (k1 + 1) / (tf̃ + k1)`), the document frequency `df` counts documents containing t in
+/// any field across all segments (deleted ones included, as Lucene does), `idf = ln(1 + (N − df + 0.5) / (df + 0.5))`, and the score of a set of query
 /// terms is `Σ_t idf · tf̃ · (k1 + 1) / (tf̃ + k1)`.
 enum TextIndex {
     static let k1: Float = 1.2
@@ -180,7 +180,7 @@ enum TextIndex {
             outer: for k in drivers {
                 let d = driverDocs[k]
                 if checkDeleted && deleted.contains(Int(d)) { continue }
-                contributions[driver] = saturate(driverFrequencies[k]) * driverIDF
+                contributions[driver] = driverFrequencies[k] * driverIDF
                 for rank in 1..<termCount {
                     let term = order[rank]
                     let list = listDocs[term]
@@ -202,7 +202,7 @@ enum TextIndex {
                     cursors[term] = low
                     if low == list.count { break outer }
                     if list[low] != d { continue outer }
-                    contributions[term] = saturate(listFrequencies[term][low]) * termIDF[term]
+                    contributions[term] = listFrequencies[term][low] * termIDF[term]
                 }
                 var score: Float = 0
                 var start = 0
