@@ -273,21 +273,28 @@ extension SearchEngine {
             facet(
                 "category", .category, numbering.categoryNames, counts.categories,
                 selected: Set(constraints.categories)))
-        // Each attribute's values with their counts, straight from the count arrays.
-        var attributeValues = [[(label: String, count: Int)]](repeating: [], count: numbering.attributeNames.count)
+        // Each attribute's string values with their counts, straight from the count arrays, as
+        // value numbers: a label is made only for a value that can be shown.
+        var stringValues = [[(value: Int32, count: Int)]](repeating: [], count: numbering.attributeNames.count)
         for (value, count) in counts.values.enumerated() where count > 0 {
-            attributeValues[Int(numbering.valueAttribute[value])].append((numbering.valueLabels[value], Int(count)))
+            stringValues[Int(numbering.valueAttribute[value])].append((Int32(value), Int(count)))
         }
+        // Other values (numbers counted by their text, buckets) come with their labels.
+        var labelledValues = [[(label: String, count: Int)]](repeating: [], count: numbering.attributeNames.count)
         for (attribute, labels) in counts.textNumbers {
-            var merged = Dictionary(uniqueKeysWithValues: attributeValues[Int(attribute)].map { ($0.label, $0.count) })
+            var merged = Dictionary(
+                uniqueKeysWithValues: stringValues[Int(attribute)].map {
+                    (numbering.valueLabels[Int($0.value)], $0.count)
+                })
             for (label, count) in labels where count > 0 { merged[label, default: 0] += Int(count) }
-            attributeValues[Int(attribute)] = merged.map { ($0.key, $0.value) }
+            stringValues[Int(attribute)] = []
+            labelledValues[Int(attribute)] = merged.map { ($0.key, $0.value) }
         }
         for (attribute, layout) in numbering.buckets.enumerated() {
             guard let layout else { continue }
             let start = Int(numbering.bucketStart[attribute])
             for bucket in 0..<layout.count where counts.buckets[start + bucket] > 0 {
-                attributeValues[attribute].append((layout.label(bucket), Int(counts.buckets[start + bucket])))
+                labelledValues[attribute].append((layout.label(bucket), Int(counts.buckets[start + bucket])))
             }
         }
         let order = numbering.attributeNames.indices.sorted {
@@ -296,7 +303,8 @@ extension SearchEngine {
         for attribute in order {
             let name = numbering.attributeNames[attribute]
             if let seen, !seen[attribute] { continue }
-            if seen == nil && attributeValues[attribute].isEmpty { continue }
+            let counted = stringValues[attribute].count + labelledValues[attribute].count
+            if seen == nil && counted == 0 { continue }
             let layout = numbering.buckets[attribute]
             var selected = Set<String>()
             for filter in constraints.filters where filter.attribute == name {
@@ -316,10 +324,20 @@ extension SearchEngine {
                     }
                 }
             }
+            // Beyond the limit, only values counted at least as often as the limit-th can be shown
+            // (and the selected ones, which are looked for among all): the rest are only counted.
+            var strings = stringValues[attribute][...]
+            if selected.isEmpty && strings.count > limit {
+                var numbers = strings.map(\.count)
+                let threshold = Self.kthLargest(&numbers, limit)
+                strings = strings.filter { $0.count >= threshold }[...]
+            }
+            let candidates =
+                strings.map { (label: numbering.valueLabels[Int($0.value)], count: $0.count) }
+                + labelledValues[attribute]
             let (values, more) = Self.ordered(
-                attributeValues[attribute].map {
-                    FacetValue(value: $0.label, count: $0.count, selected: selected.contains($0.label))
-                }, selected: selected, limit: limit)
+                candidates.map { FacetValue(value: $0.label, count: $0.count, selected: selected.contains($0.label)) },
+                selected: selected, limit: limit, counted: counted)
             if values.isEmpty { continue }
             out.append(Facet(name: name, kind: layout != nil ? .number : .string, values: values, moreValues: more))
         }
@@ -332,7 +350,11 @@ extension SearchEngine {
     ///
     /// A facet of a common label can have thousands of values (brands, authors): only the ones
     /// shown are put in order, the rest are only counted.
-    static func ordered(_ values: [FacetValue], selected: Set<String>, limit: Int) -> (values: [FacetValue], more: Int)
+    ///
+    /// - Parameter counted: How many values have a count, when `values` are only those that can
+    ///   be shown (every one counted at least as often as the `limit`-th, and the selected ones).
+    static func ordered(_ values: [FacetValue], selected: Set<String>, limit: Int, counted: Int? = nil)
+        -> (values: [FacetValue], more: Int)
     {
         var shown: [FacetValue]
         if values.count <= limit {
@@ -349,7 +371,7 @@ extension SearchEngine {
         for value in selected where !shown.contains(where: { $0.value == value }) {
             beyond.append(values.first { $0.value == value } ?? FacetValue(value: value, count: 0, selected: true))
         }
-        let more = values.count - shown.count - beyond.count(where: { $0.count > 0 })
+        let more = (counted ?? values.count) - shown.count - beyond.count(where: { $0.count > 0 })
         return (shown + beyond.sorted(by: facetOrder), more)
     }
 

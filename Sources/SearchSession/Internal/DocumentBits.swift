@@ -1,8 +1,8 @@
 /// A set of snapshot document numbers within a range, one bit each: a lookup per match that
 /// costs the same whatever the set holds (a walk beside a sorted list mispredicts when the
 /// two interleave, as the exact hits of a common label and its matches do).
-struct DocumentBits {
-    private var words: [UInt64]
+final class DocumentBits {
+    private let words: UnsafeMutableBufferPointer<UInt64>
     /// The numbers the set can hold: others are never members.
     private let low: Int32
     private let high: Int32
@@ -11,27 +11,40 @@ struct DocumentBits {
     init(_ range: Range<Int32>, documentCount: Int) {
         low = max(range.lowerBound, 0)
         high = Int32(clamping: min(Int64(range.upperBound), Int64(documentCount)))
-        words = [UInt64](repeating: 0, count: high > low ? (Int(high - low) + 63) / 64 : 0)
+        words = filledBuffer(high > low ? (Int(high - low) + 63) / 64 : 0, UInt64(0))
     }
+
+    deinit { words.baseAddress?.deallocate() }
 
     /// Adds a segment's documents (its own numbers, `base` the first one's snapshot number), those
     /// within the set's range.
-    mutating func insert(_ locals: Slice<UnsafeBufferPointer<UInt32>>, base: Int32) {
+    func insert(_ locals: Slice<UnsafeBufferPointer<UInt32>>, base: Int32) {
         let low = Int64(self.low)
         let high = Int64(self.high)
-        words.withUnsafeMutableBufferPointer { words in
-            for local in locals {
-                let doc = Int64(base) + Int64(local)
-                guard doc >= low && doc < high else { continue }
-                let offset = Int(doc - low)
-                words[offset >> 6] |= 1 << UInt64(offset & 63)
-            }
+        for local in locals {
+            let doc = Int64(base) + Int64(local)
+            guard doc >= low && doc < high else { continue }
+            let offset = Int(doc - low)
+            words[offset >> 6] |= 1 << UInt64(offset & 63)
         }
     }
 
-    func contains(_ doc: Int32) -> Bool {
-        guard doc >= low && doc < high else { return false }
-        let offset = Int(doc - low)
-        return words[offset >> 6] & (1 << UInt64(offset & 63)) != 0
+    /// The set for a loop that looks up every match: a plain value, so no lookup touches a
+    /// reference count. Valid while the set lives.
+    var lookup: Lookup { Lookup(words: UnsafeBufferPointer(words), low: low, high: high) }
+
+    struct Lookup {
+        let words: UnsafeBufferPointer<UInt64>
+        let low: Int32
+        let high: Int32
+
+        /// The lookup of an empty set.
+        static var empty: Lookup { Lookup(words: UnsafeBufferPointer(start: nil, count: 0), low: 0, high: 0) }
+
+        @inline(__always) func contains(_ doc: Int32) -> Bool {
+            guard doc >= low && doc < high else { return false }
+            let offset = Int(doc - low)
+            return words[offset >> 6] & (1 << UInt64(offset & 63)) != 0
+        }
     }
 }

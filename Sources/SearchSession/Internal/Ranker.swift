@@ -164,10 +164,13 @@ enum Ranker {
         let used = usableGroups(groups).map { groups[$0] }
         guard !used.isEmpty, k > 0 else { return nil }
         func part(_ range: Range<Int32>) -> (docs: [Int32], best: [Candidate]) {
+            let exact = exactHits(of: used, in: snapshot, range: range)
             var sink = BestCandidates(
-                exact: exactHits(of: used, in: snapshot, range: range),
-                all: used.count == 32 ? .max : (1 << UInt32(used.count)) - 1, coverage: UInt8(used.count), k: k)
-            TextIndex.matchEvery(used.map { ($0.terms, $0.weight) }, in: snapshot, range: range, into: &sink)
+                exact: exact?.lookup ?? .empty, all: used.count == 32 ? .max : (1 << UInt32(used.count)) - 1,
+                coverage: UInt8(used.count), k: k)
+            withExtendedLifetime(exact) {
+                TextIndex.matchEvery(used.map { ($0.terms, $0.weight) }, in: snapshot, range: range, into: &sink)
+            }
             return (sink.docs, sink.best)
         }
         let expected =
@@ -185,10 +188,13 @@ enum Ranker {
     private static func allGroupsMatches(_ groups: [TextGroup], in snapshot: CatalogSnapshot, range: Range<Int32>)
         -> [Candidate]
     {
+        let exact = exactHits(of: groups, in: snapshot, range: range)
         var sink = AllGroupsCandidates(
-            exact: exactHits(of: groups, in: snapshot, range: range),
-            all: groups.count == 32 ? .max : (1 << UInt32(groups.count)) - 1, coverage: UInt8(groups.count))
-        TextIndex.matchEvery(groups.map { ($0.terms, $0.weight) }, in: snapshot, range: range, into: &sink)
+            exact: exact?.lookup ?? .empty, all: groups.count == 32 ? .max : (1 << UInt32(groups.count)) - 1,
+            coverage: UInt8(groups.count))
+        withExtendedLifetime(exact) {
+            TextIndex.matchEvery(groups.map { ($0.terms, $0.weight) }, in: snapshot, range: range, into: &sink)
+        }
         return sink.candidates
     }
 
@@ -197,7 +203,7 @@ enum Ranker {
     private static func exactHits(of groups: [TextGroup], in snapshot: CatalogSnapshot, range: Range<Int32>)
         -> DocumentBits?
     {
-        var bits = DocumentBits(range, documentCount: snapshot.documentCount)
+        let bits = DocumentBits(range, documentCount: snapshot.documentCount)
         var any = false
         for group in groups {
             for (si, segment) in snapshot.segments.enumerated() {
@@ -440,14 +446,14 @@ struct RankKey {
 /// Candidates of documents that match every group, made as ``TextIndex/matchEvery(_:in:range:into:)``
 /// finds them.
 private struct AllGroupsCandidates: MatchSink {
-    /// Exact title or tag hits, if any group has some.
-    let exact: DocumentBits?
+    /// Exact title or tag hits (of a set the caller keeps alive).
+    let exact: DocumentBits.Lookup
     /// Every group's bit, and how many groups: the same for every candidate.
     let all: UInt32
     let coverage: UInt8
     var candidates = [Candidate]()
 
-    init(exact: DocumentBits?, all: UInt32, coverage: UInt8) {
+    init(exact: DocumentBits.Lookup, all: UInt32, coverage: UInt8) {
         self.exact = exact
         self.all = all
         self.coverage = coverage
@@ -458,7 +464,7 @@ private struct AllGroupsCandidates: MatchSink {
     mutating func add(_ doc: Int32, score: Float) {
         candidates.append(
             Candidate(
-                doc: doc, exact: exact?.contains(doc) ?? false, score: score, textScore: score, distance: nil,
+                doc: doc, exact: exact.contains(doc), score: score, textScore: score, distance: nil,
                 matchedGroups: all, coverage: coverage))
     }
 }
@@ -467,7 +473,8 @@ private struct AllGroupsCandidates: MatchSink {
 /// order, kept as ``TextIndex/matchEvery(_:in:range:into:)`` finds them: most matches lose to the
 /// worst kept one in a comparison of values already in registers.
 private struct BestCandidates: MatchSink {
-    let exact: DocumentBits?
+    /// Exact title or tag hits (of a set the caller keeps alive).
+    let exact: DocumentBits.Lookup
     let all: UInt32
     let coverage: UInt8
     /// How many to keep (at least one).
@@ -476,7 +483,7 @@ private struct BestCandidates: MatchSink {
     /// At most `k`, best first.
     var best = [Candidate]()
 
-    init(exact: DocumentBits?, all: UInt32, coverage: UInt8, k: Int) {
+    init(exact: DocumentBits.Lookup, all: UInt32, coverage: UInt8, k: Int) {
         self.exact = exact
         self.all = all
         self.coverage = coverage
@@ -489,7 +496,7 @@ private struct BestCandidates: MatchSink {
     mutating func add(_ doc: Int32, score: Float) {
         docs.append(doc)
         let candidate = Candidate(
-            doc: doc, exact: exact?.contains(doc) ?? false, score: score, textScore: score, distance: nil,
+            doc: doc, exact: exact.contains(doc), score: score, textScore: score, distance: nil,
             matchedGroups: all, coverage: coverage)
         if best.count == k && !Ranker.better(candidate, best[k - 1]) { return }
         var position = best.count
