@@ -184,12 +184,20 @@ enum TextIndex {
                 for rank in 1..<termCount {
                     let term = order[rank]
                     let list = listDocs[term]
-                    // The first posting ≥ d: a few steps along first (a common term's next
-                    // posting is near; a step costs less than a mispredicted search), then gallop.
+                    // The first posting ≥ d: the next four looked at first (a common term's next
+                    // posting is near), counted without a branch (where a walk stops is a coin
+                    // toss), then a gallop when all four are behind.
                     let j = cursors[term]
                     var low = j
                     let near = min(j + 4, list.count)
-                    while low < near && list[low] < d { low += 1 }
+                    if near == j + 4 {
+                        // Ascending, so the postings before d are a prefix: counting them is finding it.
+                        low +=
+                            (list[j] < d ? 1 : 0) + (list[j + 1] < d ? 1 : 0) + (list[j + 2] < d ? 1 : 0)
+                            + (list[j + 3] < d ? 1 : 0)
+                    } else {
+                        while low < near && list[low] < d { low += 1 }
+                    }
                     if low == near && low < list.count && list[low] < d {
                         var step = 1
                         while low + step < list.count && list[low + step] < d { step <<= 1 }
