@@ -23,6 +23,16 @@ import Testing
         #expect(Ranker.sorted(candidates).map(\.doc) == expected)
     }
 
+    @Test(arguments: [1, 20, 99, 400])
+    func theBestOfTwoHalvesAreTheBestOfAll(k: Int) {
+        // Ordering a long list in halves on two cores keeps the best k of each and orders those:
+        // the same candidates, in the same order, as one pass.
+        let candidates = Self.candidates(5_000, seed: 9)
+        let whole = Ranker.top(candidates, k, splitFrom: .max)
+        #expect(whole.map(\.doc) == Array(candidates.sorted(by: Ranker.better).prefix(k)).map(\.doc))
+        #expect(Ranker.top(candidates, k, splitFrom: 0).map(\.doc) == whole.map(\.doc))
+    }
+
     @Test func aLargerScoreGivesASmallerKey() {
         let ascending: [Float] = [
             -3.4e38, -2, -1, -.leastNonzeroMagnitude, 0, .leastNonzeroMagnitude, 1e-30, 1, 2, 3.4e38,

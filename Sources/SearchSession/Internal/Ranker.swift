@@ -164,13 +164,7 @@ enum Ranker {
         let used = usableGroups(groups).map { groups[$0] }
         guard !used.isEmpty, k > 0 else { return nil }
         func part(_ range: Range<Int32>) -> (docs: [Int32], best: [Candidate]) {
-            let exact = exactHits(of: used, in: snapshot, range: range)
-            var sink = BestCandidates(
-                exact: exact?.lookup ?? .empty, all: used.count == 32 ? .max : (1 << UInt32(used.count)) - 1,
-                coverage: UInt8(used.count), k: k)
-            withExtendedLifetime(exact) {
-                TextIndex.matchEvery(used.map { ($0.terms, $0.weight) }, in: snapshot, range: range, into: &sink)
-            }
+            let sink = matchingAll(used, in: snapshot, range: range) { BestCandidates(make: $0, k: k) }
             return (sink.docs, sink.best)
         }
         let expected =
@@ -188,14 +182,21 @@ enum Ranker {
     private static func allGroupsMatches(_ groups: [TextGroup], in snapshot: CatalogSnapshot, range: Range<Int32>)
         -> [Candidate]
     {
+        matchingAll(groups, in: snapshot, range: range) { AllGroupsCandidates(make: $0) }.candidates
+    }
+
+    /// The documents in `range` that match every one of `groups`, handed as they are found to
+    /// the sink `makeSink` builds around what makes their candidates.
+    private static func matchingAll<Sink: MatchSink>(
+        _ groups: [TextGroup], in snapshot: CatalogSnapshot, range: Range<Int32>,
+        _ makeSink: (AllGroupsCandidate) -> Sink
+    ) -> Sink {
         let exact = exactHits(of: groups, in: snapshot, range: range)
-        var sink = AllGroupsCandidates(
-            exact: exact?.lookup ?? .empty, all: groups.count == 32 ? .max : (1 << UInt32(groups.count)) - 1,
-            coverage: UInt8(groups.count))
+        var sink = makeSink(AllGroupsCandidate(groupCount: groups.count, exact: exact?.lookup ?? .empty))
         withExtendedLifetime(exact) {
             TextIndex.matchEvery(groups.map { ($0.terms, $0.weight) }, in: snapshot, range: range, into: &sink)
         }
-        return sink.candidates
+        return sink
     }
 
     /// The documents in `range` whose title or a tag is exactly one of `groups` (deleted ones
@@ -203,8 +204,8 @@ enum Ranker {
     private static func exactHits(of groups: [TextGroup], in snapshot: CatalogSnapshot, range: Range<Int32>)
         -> DocumentBits?
     {
-        let bits = DocumentBits(range, documentCount: snapshot.documentCount)
-        var any = false
+        // Made at the first exact hit: most labels have none, and the set is a bit per document.
+        var bits: DocumentBits? = nil
         for group in groups {
             for (si, segment) in snapshot.segments.enumerated() {
                 let base = snapshot.bases[si]
@@ -213,11 +214,12 @@ enum Ranker {
                 let first = list.partitionPoint { Int64(base) + Int64($0) >= Int64(range.lowerBound) }
                 let end = list.partitionPoint { Int64(base) + Int64($0) >= Int64(range.upperBound) }
                 guard first < end else { continue }
-                bits.insert(list[first..<end], base: base)
-                any = true
+                let set = bits ?? DocumentBits(range, documentCount: snapshot.documentCount)
+                set.insert(list[first..<end], base: base)
+                bits = set
             }
         }
-        return any ? bits : nil
+        return bits
     }
 
     /// The documents in `range` that match any of `groups`, in document order: each group's
@@ -373,10 +375,11 @@ enum Ranker {
         return Array(sorted(best[0] + best[1]).prefix(k))
     }
 
-    /// Candidates from which ordering them is worth two cores: a comparison with the worst kept
-    /// candidate costs a few nanoseconds, so fewer than this cost less than a second core's
-    /// wake-up (chosen on the shop and sparse catalogs).
-    static let candidatesWorthASecondCore = 32_768
+    /// Candidates from which ordering them is worth two cores: twice the matches that make
+    /// matching worth it, as comparing a candidate with the worst kept one costs less than
+    /// matching a posting (not measured on its own: captures from labels keep only their best
+    /// while matching, so this orders constrained searches).
+    static let candidatesWorthASecondCore = 2 * matchesWorthASecondCore
 
     /// The best `k` of `candidates` (more than `k`) in order: each compared with the worst kept.
     private static func top(of candidates: UnsafeBufferPointer<Candidate>, _ k: Int) -> [Candidate] {
@@ -443,50 +446,53 @@ struct RankKey {
     }
 }
 
+/// What every candidate of a match of all groups shares (the groups' bits, how many they are)
+/// and the exact hits that tell them apart, making each candidate as it is found.
+private struct AllGroupsCandidate {
+    /// Exact title or tag hits (of a set the caller keeps alive).
+    let exact: DocumentBits.Lookup
+    let all: UInt32
+    let coverage: UInt8
+
+    init(groupCount: Int, exact: DocumentBits.Lookup) {
+        self.exact = exact
+        all = groupCount == 32 ? .max : (1 << UInt32(groupCount)) - 1
+        coverage = UInt8(groupCount)
+    }
+
+    @inline(__always) func callAsFunction(_ doc: Int32, score: Float) -> Candidate {
+        Candidate(
+            doc: doc, exact: exact.contains(doc), score: score, textScore: score, distance: nil, matchedGroups: all,
+            coverage: coverage)
+    }
+}
+
 /// Candidates of documents that match every group, made as ``TextIndex/matchEvery(_:in:range:into:)``
 /// finds them.
 private struct AllGroupsCandidates: MatchSink {
-    /// Exact title or tag hits (of a set the caller keeps alive).
-    let exact: DocumentBits.Lookup
-    /// Every group's bit, and how many groups: the same for every candidate.
-    let all: UInt32
-    let coverage: UInt8
+    let make: AllGroupsCandidate
     var candidates = [Candidate]()
 
-    init(exact: DocumentBits.Lookup, all: UInt32, coverage: UInt8) {
-        self.exact = exact
-        self.all = all
-        self.coverage = coverage
-    }
+    init(make: AllGroupsCandidate) { self.make = make }
 
     mutating func reserve(more count: Int) { candidates.reserveCapacity(candidates.count + count) }
 
-    mutating func add(_ doc: Int32, score: Float) {
-        candidates.append(
-            Candidate(
-                doc: doc, exact: exact.contains(doc), score: score, textScore: score, distance: nil,
-                matchedGroups: all, coverage: coverage))
-    }
+    mutating func add(_ doc: Int32, score: Float) { candidates.append(make(doc, score: score)) }
 }
 
 /// The documents that match every group, and the best `k` of them as candidates in ranking
 /// order, kept as ``TextIndex/matchEvery(_:in:range:into:)`` finds them: most matches lose to the
 /// worst kept one in a comparison of values already in registers.
 private struct BestCandidates: MatchSink {
-    /// Exact title or tag hits (of a set the caller keeps alive).
-    let exact: DocumentBits.Lookup
-    let all: UInt32
-    let coverage: UInt8
+    let make: AllGroupsCandidate
     /// How many to keep (at least one).
     let k: Int
     var docs = [Int32]()
     /// At most `k`, best first.
     var best = [Candidate]()
 
-    init(exact: DocumentBits.Lookup, all: UInt32, coverage: UInt8, k: Int) {
-        self.exact = exact
-        self.all = all
-        self.coverage = coverage
+    init(make: AllGroupsCandidate, k: Int) {
+        self.make = make
         self.k = k
         best.reserveCapacity(k + 1)
     }
@@ -495,9 +501,7 @@ private struct BestCandidates: MatchSink {
 
     mutating func add(_ doc: Int32, score: Float) {
         docs.append(doc)
-        let candidate = Candidate(
-            doc: doc, exact: exact.contains(doc), score: score, textScore: score, distance: nil,
-            matchedGroups: all, coverage: coverage)
+        let candidate = make(doc, score: score)
         if best.count == k && !Ranker.better(candidate, best[k - 1]) { return }
         var position = best.count
         while position > 0 && Ranker.better(candidate, best[position - 1]) { position -= 1 }

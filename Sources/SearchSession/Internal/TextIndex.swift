@@ -21,8 +21,9 @@ enum TextField: Int, CaseIterable, Sendable {
 /// `tf̃ = Σ_f w_f · tf_f / (1 − b + b · len_f / avglen_f)` (computed when its segment is built,
 /// with that segment's average lengths, and stored in the postings saturated, as
 /// `tf̃ · (k1 + 1) / (tf̃ + k1)`), the document frequency `df` counts documents containing t in
-/// any field across all segments (deleted ones included, as Lucene does), `idf = ln(1 + (N − df + 0.5) / (df + 0.5))`, and the score of a set of query
-/// terms is `Σ_t idf · tf̃ · (k1 + 1) / (tf̃ + k1)`.
+/// any field across all segments (deleted ones included, as Lucene does),
+/// `idf = ln(1 + (N − df + 0.5) / (df + 0.5))`, and the score of a set of query terms is
+/// `Σ_t idf · tf̃ · (k1 + 1) / (tf̃ + k1)`.
 enum TextIndex {
     static let k1: Float = 1.2
     static let b: Float = 0.75
