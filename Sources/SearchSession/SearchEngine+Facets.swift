@@ -336,7 +336,10 @@ extension SearchEngine {
                 strings.map { (label: numbering.valueLabels[Int($0.value)], count: $0.count) }
                 + labelledValues[attribute]
             let (values, more) = Self.ordered(
-                candidates.map { FacetValue(value: $0.label, count: $0.count, selected: selected.contains($0.label)) },
+                candidates.map {
+                    FacetValue(
+                        value: $0.label, count: $0.count, selected: !selected.isEmpty && selected.contains($0.label))
+                },
                 selected: selected, limit: limit, counted: counted)
             if values.isEmpty { continue }
             out.append(Facet(name: name, kind: layout != nil ? .number : .string, values: values, moreValues: more))
@@ -361,11 +364,13 @@ extension SearchEngine {
             shown = values.sorted(by: facetOrder)
         } else {
             // The limit-th largest count: values above it are in, values at it compete by value.
+            // A narrow hit set of a wide facet (streets, authors) ties thousands of values at one,
+            // so the ties are only sifted for the few that fit, not put in order.
             var counts = values.map(\.count)
             let threshold = kthLargest(&counts, limit)
-            shown = values.filter { $0.count >= threshold }
+            shown = values.filter { $0.count > threshold }
+            shown += firstByValue(values.lazy.filter { $0.count == threshold }, limit - shown.count)
             shown.sort(by: facetOrder)
-            shown.removeLast(shown.count - limit)
         }
         var beyond = [FacetValue]()
         for value in selected where !shown.contains(where: { $0.value == value }) {
@@ -373,6 +378,22 @@ extension SearchEngine {
         }
         let more = (counted ?? values.count) - shown.count - beyond.count(where: { $0.count > 0 })
         return (shown + beyond.sorted(by: facetOrder), more)
+    }
+
+    /// The first `k` of `values` by value, in value order (equal values in the order they come,
+    /// as a stable sort leaves them): one comparison with the last kept for most values.
+    static func firstByValue<Values: Sequence<FacetValue>>(_ values: Values, _ k: Int) -> [FacetValue] {
+        var kept = [FacetValue]()
+        guard k > 0 else { return kept }
+        kept.reserveCapacity(k)
+        for value in values {
+            if kept.count == k {
+                guard value.value < kept[k - 1].value else { continue }
+                kept.removeLast()
+            }
+            kept.insert(value, at: kept.partitionPoint { value.value < $0.value })
+        }
+        return kept
     }
 
     /// The `k`-th largest of `numbers` (1-based), reordering them: quickselect, linear on average.

@@ -60,6 +60,23 @@ import Testing
         }
     }
 
+    @Test func theFirstValuesOfAWideFacetAreWhatSortingSays() {
+        // Wide facets of narrow hit sets: most values tie at the limit's count, and the ties are
+        // sifted rather than sorted; the outcome must be the sorted list's first values.
+        var rng = SplitMix64(state: 11)
+        for _ in 0..<200 {
+            let values = (0..<Int.random(in: 1...400, using: &rng)).map { index in
+                FacetValue(
+                    value: "street \(Int.random(in: 0...99, using: &rng)) \(index)",
+                    count: Int.random(in: 1...3, using: &rng), selected: false)
+            }.shuffled(using: &rng)
+            let limit = Int.random(in: 1...120, using: &rng)
+            let (shown, more) = SearchEngine.ordered(values, selected: [], limit: limit)
+            #expect(shown == Array(values.sorted(by: SearchEngine.facetOrder).prefix(limit)))
+            #expect(more == max(0, values.count - limit))
+        }
+    }
+
     @Test func theKthLargestIsWhatSortingSays() {
         var rng = SplitMix64(state: 5)
         for _ in 0..<300 {
