@@ -483,9 +483,10 @@ public final class SearchEngine: Sendable {
         mergeLane.enqueue { [self] in prepareCurrentDerived() }
     }
 
-    /// Derives the current snapshot's numbering and counts. A merge's snapshot derives nothing
-    /// from the one it replaces (its numbering is new), and a write carries over only what its
-    /// predecessor had: a write that lands meanwhile gets a snapshot of its own to derive.
+    /// Derives the current snapshot's numbering and counts. A merge's snapshot takes over what
+    /// the one it replaced had (nothing, if no search had asked yet), and a write carries over
+    /// only what its predecessor had: a write that lands meanwhile gets a snapshot of its own to
+    /// derive.
     private func prepareCurrentDerived() {
         for _ in 0..<3 {
             let current = snapshot

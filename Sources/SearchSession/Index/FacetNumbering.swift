@@ -49,6 +49,38 @@ struct FacetNumbering: Sendable {
         return next
     }
 
+    /// This numbering with the segments at `run` replaced by `merged`, their merge, or `nil` if
+    /// `merged` has a name this numbering never gave a number to. A merge rewrites the live
+    /// documents of its sources, so every name it holds was numbered with them: the numbers and
+    /// bucket layouts stay, and counts made in this numbering stay counts in the result.
+    func replacing(_ run: Range<Int>, with merged: Segment) -> FacetNumbering? {
+        guard run.lowerBound >= 0, run.upperBound <= segmentNumbers.count, !run.isEmpty else { return nil }
+        func numbers(_ names: UnsafeBufferPointer<UInt32>, in known: [String: Int32]) -> [Int32]? {
+            var out = [Int32]()
+            out.reserveCapacity(names.count)
+            for name in names {
+                guard let number = known[merged.name(name)] else { return nil }
+                out.append(number)
+            }
+            return out
+        }
+        guard let types = numbers(merged.typeNames, in: typeNumbers),
+            let categories = numbers(merged.categoryNames, in: categoryNumbers),
+            let attributes = numbers(merged.attributeNames, in: attributeNumbers)
+        else { return nil }
+        var values = [Int32]()
+        values.reserveCapacity(merged.valueStrings.count)
+        for (local, text) in merged.valueStrings.enumerated() {
+            let key = ValueKey(attribute: attributes[Int(merged.valueAttribute[local])], label: merged.name(text))
+            guard let number = valueNumbers[key] else { return nil }
+            values.append(number)
+        }
+        var next = self
+        next.segmentNumbers.replaceSubrange(
+            run, with: [SegmentNumbers(types: types, categories: categories, attributes: attributes, values: values)])
+        return next
+    }
+
     private mutating func add(_ segments: some Sequence<Segment>) {
         for segment in segments {
             let types = segment.typeNames.map { number(&typeNumbers, &typeNames, segment.name($0)) }

@@ -95,8 +95,10 @@ struct SegmentMerge {
         var allDeletes = current.deletes
         segments.replaceSubrange(start..<(start + sources.count), with: [merged])
         allDeletes.replaceSubrange(start..<(start + sources.count), with: [deletes])
-        return CatalogSnapshot(
+        let next = CatalogSnapshot(
             version: current.version, generation: generation, synonyms: current.synonyms, analyzer: current.analyzer,
             segments: segments, deletes: allDeletes)
+        next.inheritDerived(merging: start..<(start + sources.count), of: current)
+        return next
     }
 }
