@@ -56,11 +56,15 @@ import Testing
             request: SearchRequest(sessionID: "s"), covering: ["red"], termCountsFrom: 1)
         #expect(before.termCounts("red") != nil)
         let merge = SegmentMerge(1..<4, of: before)
-        try engine.delete(
-            [EntityRef(type: "album", id: "n-3"), EntityRef(type: "concert", id: "m-7")]
-                + (0..<5).map {
-                    EntityRef(type: RandomCatalog.entities(40, seed: 70)[$0].type, id: "e\($0)")
-                })
+        // Deleted while the merge is built: two of its sources' documents and five of the first segment's.
+        let deleted =
+            [
+                RandomCatalog.entities(25, seed: 71, idPrefix: "n-")[3],
+                RandomCatalog.entities(25, seed: 72, idPrefix: "m-")[7],
+            ]
+            + RandomCatalog.entities(40, seed: 70).prefix(5)
+        let update = try engine.delete(deleted.map(\.ref))
+        #expect(update.applied == 7)
         let current = engine.snapshot
         // A delete carries over the numbering and counts; the top categories come from them.
         current.prepareDerived()
