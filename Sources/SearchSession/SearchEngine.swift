@@ -26,6 +26,8 @@ public final class SearchEngine: Sendable {
         var retired: [(snapshot: CatalogSnapshot, at: ContinuousClock.Instant)] = []
         /// The next snapshot's generation: every snapshot of the engine has its own.
         var nextGeneration: UInt64 = 2
+        /// The snapshot the last install replaced, still with what it derived (see ``install(_:)``).
+        var justReplaced: CatalogSnapshot?
         /// Whether a merge is queued or running.
         var merging = false
         /// The files checkpoints wrote for heap segments, by segment serial.
@@ -368,7 +370,7 @@ public final class SearchEngine: Sendable {
         }
         guard let next = make(generation) else { return }
         let now = ContinuousClock.now
-        let old = state.withLock { state in
+        let dropping = state.withLock { state in
             let old = state.current
             state.retired.append((old, now))
             state.current = next
@@ -386,9 +388,16 @@ public final class SearchEngine: Sendable {
             while state.retired.count > 1 && Self.pinnedBytes(state.retired, current: next) > budget {
                 state.retired.removeFirst()
             }
-            return old
+            let replacedBefore = state.justReplaced
+            state.justReplaced = old
+            return replacedBefore
         }
-        old.dropDerived()
+        // A replaced snapshot drops what it derived (numbering, counts, links) only when the next
+        // one is replaced: a search that took it just before this install and reads its numbering
+        // or counts afterwards would otherwise compute them again, a whole catalog's worth, and
+        // under steady writes those were the slowest captures (every one that straddled a write).
+        // Only one replaced snapshot keeps them, so a burst of writes holds no more memory.
+        dropping?.dropDerived()
     }
 
     /// The most bytes of segments that only replaced snapshots hold (merged away since), or `nil`

@@ -94,6 +94,24 @@ import Testing
     /// With `bucketTotals`, each numeric attribute's buckets as one total: a merge keeps the
     /// layouts of the numbers its sources had (deleted ones too), a fresh numbering lays out the
     /// live ones.
+    @Test func aReplacedSnapshotKeepsWhatItDerivedUntilTheNextWrite() throws {
+        // A search that took the snapshot just before a write still finds its numbering and
+        // counts after it; the write after that drops them (one replaced snapshot keeps them).
+        let engine = Self.engine(mergeFactor: 100)
+        engine.warmUp()
+        engine.waitUntilIdle()
+        let taken = engine.snapshot
+        #expect(taken.isDerived)
+        try engine.upsert(RandomCatalog.entities(5, seed: 80, idPrefix: "a-"))
+        #expect(engine.snapshot !== taken)
+        #expect(taken.isDerived, "dropped while a search may still be reading it")
+        let next = engine.snapshot
+        next.prepareDerived()
+        try engine.upsert(RandomCatalog.entities(5, seed: 81, idPrefix: "b-"))
+        #expect(!taken.isDerived, "kept past the next write")
+        #expect(next.isDerived)
+    }
+
     static func labelled(_ snapshot: CatalogSnapshot, bucketTotals: Bool = false) -> [String: Int32] {
         let numbering = snapshot.numbering
         let counts = snapshot.everythingCounts

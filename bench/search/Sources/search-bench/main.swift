@@ -141,9 +141,12 @@ if arguments.count > 3 && arguments[3] == "upsert-loop" {
             createdAtUnixMs: 0, expiresAtUnixMs: .max)
         _ = try engine.search(session: session, request: SearchRequest(sessionID: session.id))
     }
-    for round in 0..<8 {
+    // The number of upserts may follow (default 8); past the catalog's size they wrap around.
+    let upserts = arguments.count > 4 ? Int(arguments[4]) ?? 8 : 8
+    for round in 0..<upserts {
+        let first = (round * 100) % max(file.entities.count - 100, 1)
         let start = ContinuousClock.now
-        try engine.upsert(Array(file.entities[(round * 100)..<(round * 100 + 100)]).map { e in
+        try engine.upsert(Array(file.entities[first..<(first + 100)]).map { e in
             var e = e
             e.title += " updated"
             return e
