@@ -254,8 +254,12 @@ public final class CatalogSnapshot: Sendable {
     /// The live document with this reference: the newest segment's, since an upsert deletes the
     /// older one.
     func doc(of ref: EntityRef) -> Int32? {
+        // Hashed once, not once per segment (a write looks up each of its entities this way).
+        let hash = Segment.hash(type: ref.type, id: ref.id)
         for si in segments.indices.reversed() {
-            if let local = segments[si].doc(of: ref), !deletes[si].contains(local) { return bases[si] + Int32(local) }
+            if let local = segments[si].doc(of: ref, hash: hash), !deletes[si].contains(local) {
+                return bases[si] + Int32(local)
+            }
         }
         return nil
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SearchSession
@@ -93,5 +94,15 @@ import Testing
         let bytes = Array(#"{"type":"a","id":"b","title":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
         let file = CatalogLoader.parse(bytes)
         #expect(file.errors.first?.reason.contains("invalid UTF-8") == true)
+    }
+
+    @Test(arguments: [
+        "Music/Rock", " Music / Rock/", "/Music", "Music//Rock", "Music/ ", "", "/", " ", "a\tb/c", "\tTabs/x\t",
+        "Musique/Électro", "Café / Crème", "Books/Sci-Fi & Fantasy/Space Opera", "x/y/z/w",
+    ])
+    func categoryPathsAreNormalizedAsTrimmingEachSegmentWould(_ path: String) {
+        let trimmedEachSegment = path.split(separator: "/").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: "/")
+        #expect(normalizeCategory(path) == trimmedEachSegment)
     }
 }

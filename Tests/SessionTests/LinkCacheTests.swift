@@ -88,7 +88,9 @@ import Testing
         #expect(after == Self.uncached(try engine.query(Self.beatles), engine: engine, scheme: "app"))
     }
 
-    @Test("a replaced snapshot keeps no links while it waits for page tokens, and links again if one comes")
+    @Test(
+        "a replaced snapshot keeps no links past the next write while it waits for page tokens, and links again if one comes"
+    )
     func aReplacedSnapshotDropsItsLinks() throws {
         let engine = Fixtures.engine()
         let counting = CountingLinker(scheme: "app")
@@ -100,6 +102,9 @@ import Testing
         #expect(replaced.linkCache.count == first.results.count)
         try engine.upsert([Entity(type: "album", id: "new", title: "New")])
         #expect(replaced !== engine.snapshot)
+        // Kept until the next write, for the searches that took it just before this one.
+        #expect(replaced.linkCache.count == first.results.count)
+        try engine.upsert([Entity(type: "album", id: "newer", title: "Newer")])
         #expect(replaced.linkCache.count == 0)
         // Page 2 still reads the replaced snapshot, with the same links as ever.
         let second = try engine.search(

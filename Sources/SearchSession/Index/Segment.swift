@@ -447,7 +447,11 @@ final class Segment: @unchecked Sendable {
 
     /// The document with this reference, if the segment has one (deleted or not).
     func doc(of ref: EntityRef) -> Int? {
-        let hash = Self.hash(type: ref.type, id: ref.id)
+        doc(of: ref, hash: Self.hash(type: ref.type, id: ref.id))
+    }
+
+    /// ``doc(of:)`` with the reference's ``hash(type:id:)`` already made.
+    func doc(of ref: EntityRef, hash: UInt64) -> Int? {
         var low = 0
         var high = refHashes.count
         while low < high {

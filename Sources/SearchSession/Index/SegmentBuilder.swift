@@ -177,6 +177,9 @@ struct SegmentBuilder {
         /// Per document: its field lengths in terms.
         var fieldLengths: [FieldCounts] = []
         var phrases: [UInt64: [UInt32]] = [:]
+        /// Names analyzed once (a tag or a category path repeats across many documents): by name
+        /// number, their term numbers and, for a tag, the hash of its terms as a phrase.
+        var analyzedNames: [UInt32: (terms: [UInt32], phrase: UInt64?)] = [:]
 
         mutating func termNumber(_ term: String) -> UInt32 {
             if let known = termNumbers[term] { return known }
@@ -190,21 +193,25 @@ struct SegmentBuilder {
 
     /// Analyzes a document's text fields (read back from the columns) into postings and phrases.
     private func index(_ doc: Int, analyzer: Analyzer, into text: inout TextBuild) {
+        // Terms are numbered in field order (title, tags, subtitle, category) as they are met.
         let title = analyzer.terms(string(at: docTitle[doc]))
-        let tagTerms = (Int(docTagStart[doc])..<Int(docTagStart[doc + 1])).map { analyzer.terms(name(at: tags[$0])) }
-        let category = docCategory[doc] == .max ? "" : name(at: categoryNames[Int(docCategory[doc])])
-        let fields: [(TextField, [String])] = [
-            (.title, title), (.tags, tagTerms.flatMap { $0 }),
-            (.subtitle, analyzer.terms(string(at: docSubtitle[doc]))),
-            (.category, analyzer.terms(category)),
+        let titleNumbers = title.map { text.termNumber($0) }
+        let tagTerms = tags[Int(docTagStart[doc])..<Int(docTagStart[doc + 1])].map {
+            analyzed(name: $0, analyzer: analyzer, into: &text)
+        }
+        let subtitle = analyzer.terms(string(at: docSubtitle[doc])).map { text.termNumber($0) }
+        let category =
+            docCategory[doc] == .max
+            ? [] : analyzed(name: categoryNames[Int(docCategory[doc])], analyzer: analyzer, into: &text).terms
+        let fields: [(TextField, [UInt32])] = [
+            (.title, titleNumbers), (.tags, tagTerms.flatMap(\.terms)), (.subtitle, subtitle), (.category, category),
         ]
         var lengths = FieldCounts()
         // Few terms per document: a linear merge beats hashing.
         var local = [(term: UInt32, counts: FieldCounts)]()
         for (field, terms) in fields {
             lengths[field] = UInt16(clamping: terms.count)
-            for term in terms {
-                let number = text.termNumber(term)
+            for number in terms {
                 if let existing = local.firstIndex(where: { $0.term == number }) {
                     local[existing].counts[field] &+= 1
                 } else {
@@ -217,10 +224,22 @@ struct SegmentBuilder {
         text.fieldLengths.append(lengths)
         for (term, counts) in local { text.postings[Int(term)].append((UInt32(doc), counts)) }
         var seen = Set<UInt64>()
-        for phrase in [title] + tagTerms where !phrase.isEmpty {
-            let hash = Segment.hash(phrase: phrase)
-            if seen.insert(hash).inserted { text.phrases[hash, default: []].append(UInt32(doc)) }
+        let phrases = [title.isEmpty ? nil : Segment.hash(phrase: title)] + tagTerms.map(\.phrase)
+        for case let hash? in phrases where seen.insert(hash).inserted {
+            text.phrases[hash, default: []].append(UInt32(doc))
         }
+    }
+
+    /// The term numbers of name `name` (a tag or a category path) and the hash of its terms as a
+    /// phrase (`nil` when it has none), analyzed the first time the name is met.
+    private func analyzed(
+        name: UInt32, analyzer: Analyzer, into text: inout TextBuild
+    ) -> (terms: [UInt32], phrase: UInt64?) {
+        if let known = text.analyzedNames[name] { return known }
+        let terms = analyzer.terms(self.name(at: name))
+        let result = (terms.map { text.termNumber($0) }, terms.isEmpty ? nil : Segment.hash(phrase: terms))
+        text.analyzedNames[name] = result
+        return result
     }
 
     /// The local feature table of everything added, for ``Segment/init(_:localFeatures:fileName:)``.
@@ -428,6 +447,8 @@ struct SegmentBuilder {
 
     /// The category's number, numbering its ancestors first (so a parent's number is lower).
     private mutating func number(ofCategory path: String) -> UInt32 {
+        // Most documents share their category with others: one lookup, no splitting.
+        if let known = categoryNumbers[path] { return known }
         var parent = UInt32.max
         var prefix = ""
         var number = UInt32.max
