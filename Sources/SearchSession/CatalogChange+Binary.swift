@@ -20,7 +20,7 @@ extension CatalogChange {
     static let binaryVersion: UInt8 = 1
 
     func encoded() -> [UInt8] {
-        var writer = LogWriter()
+        var writer = RecordWriter()
         writer.byte(Self.binaryVersion)
         switch self {
         case .upsert(let entities):
@@ -44,7 +44,7 @@ extension CatalogChange {
 
     /// One entity's record, as a change holds it and the log's folded rows keep it.
     static func encode(_ entity: Entity) -> [UInt8] {
-        var writer = LogWriter()
+        var writer = RecordWriter()
         writer.byte(binaryVersion)
         for text in [
             entity.type, entity.id, entity.title, entity.subtitle, entity.category, entity.imageURL,
@@ -93,7 +93,7 @@ extension CatalogChange {
             self = try Self.decodeJSON(bytes, position: position)
             return
         }
-        var reader = LogReader(bytes, what: "catalog log entry \(position)")
+        var reader = RecordReader(bytes, what: "catalog log entry \(position)")
         reader.offset = 1
         switch try reader.byte() {
         case UInt8(ascii: "u"):
@@ -124,13 +124,13 @@ extension CatalogChange {
             guard case .upsert(let entities) = try decodeJSON(bytes, position: position) else { return nil }
             return entities.map { ($0.ref, encode($0)[...]) }
         }
-        var reader = LogReader(bytes, what: "catalog log entry \(position)")
+        var reader = RecordReader(bytes, what: "catalog log entry \(position)")
         reader.offset = 1
         guard try reader.byte() == UInt8(ascii: "u") else { return nil }
         var records = [(ref: EntityRef, record: ArraySlice<UInt8>)]()
         for _ in 0..<(try reader.count()) {
             let record = try reader.slice(try reader.count())
-            var head = LogReader(record, what: "catalog log entry \(position)")
+            var head = RecordReader(record, what: "catalog log entry \(position)")
             guard try head.byte() == binaryVersion else { throw head.failure("has an entity of an unknown form") }
             records.append((EntityRef(type: try head.string(), id: try head.string()), record))
         }
@@ -140,7 +140,7 @@ extension CatalogChange {
     /// One entity record (this form or JSON) of the log, at `position`.
     static func decodeEntity(_ bytes: some Collection<UInt8>, position: UInt64) throws(SearchError) -> Entity {
         guard bytes.first == binaryVersion else { return try decodeJSONEntity(Array(bytes), position: position) }
-        var reader = LogReader(bytes, what: "catalog log entity at \(position)")
+        var reader = RecordReader(bytes, what: "catalog log entity at \(position)")
         reader.offset = 1
         var entity = Entity(
             type: try reader.string(), id: try reader.string(), title: try reader.string(),
@@ -170,92 +170,5 @@ extension CatalogChange {
         }
         try reader.expectEnd()
         return entity
-    }
-}
-
-/// Appends a log record's fields.
-private struct LogWriter {
-    var bytes: [UInt8] = []
-
-    mutating func byte(_ value: UInt8) { bytes.append(value) }
-
-    mutating func count(_ value: Int) {
-        var rest = UInt64(value)
-        while rest >= 0x80 {
-            bytes.append(UInt8(rest & 0x7F) | 0x80)
-            rest >>= 7
-        }
-        bytes.append(UInt8(rest))
-    }
-
-    mutating func string(_ text: String) {
-        var text = text
-        text.withUTF8 { utf8 in
-            count(utf8.count)
-            bytes.append(contentsOf: utf8)
-        }
-    }
-
-    mutating func little<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-}
-
-/// Reads a log record's fields, failing with the record's name on bytes that end early or do
-/// not fit the form.
-private struct LogReader<Bytes: Collection<UInt8>> {
-    let bytes: Bytes
-    let what: String
-    var offset = 0
-
-    init(_ bytes: Bytes, what: String) {
-        self.bytes = bytes
-        self.what = what
-    }
-
-    func failure(_ problem: String) -> SearchError {
-        SearchError(code: .storage, message: "\(what) is unreadable: it \(problem)")
-    }
-
-    private func index(_ at: Int) -> Bytes.Index { bytes.index(bytes.startIndex, offsetBy: at) }
-
-    mutating func byte() throws(SearchError) -> UInt8 {
-        guard offset < bytes.count else { throw failure("ends early") }
-        defer { offset += 1 }
-        return bytes[index(offset)]
-    }
-
-    mutating func count() throws(SearchError) -> Int {
-        var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let next = try byte()
-            guard shift < 63 else { throw failure("has a count too large") }
-            value |= UInt64(next & 0x7F) << shift
-            if next < 0x80 { break }
-            shift += 7
-        }
-        guard value <= UInt64(bytes.count) else { throw failure("has a count larger than the record") }
-        return Int(value)
-    }
-
-    mutating func slice(_ length: Int) throws(SearchError) -> Bytes.SubSequence {
-        guard length <= bytes.count - offset else { throw failure("ends early") }
-        defer { offset += length }
-        return bytes[index(offset)..<index(offset + length)]
-    }
-
-    mutating func string() throws(SearchError) -> String {
-        String(decoding: try slice(try count()), as: UTF8.self)
-    }
-
-    mutating func little<T: FixedWidthInteger>() throws(SearchError) -> T {
-        var value: T = 0
-        for shift in 0..<MemoryLayout<T>.size { value |= T(try byte()) << (shift * 8) }
-        return value
-    }
-
-    func expectEnd() throws(SearchError) {
-        if offset != bytes.count { throw failure("has \(bytes.count - offset) bytes past its end") }
     }
 }

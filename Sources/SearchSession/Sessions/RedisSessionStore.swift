@@ -4,8 +4,9 @@ internal import Synchronization
 /// Sessions in Redis, shared by every instance that points at the same server: any of them can
 /// continue a session captured on another.
 ///
-/// Each session is one key, `vi-continue:session:<id>`, holding the record as JSON (the same
-/// encoding as the SQLite store) and set with `SET … PXAT expiresAt`: Redis itself deletes a
+/// Each session is one key, `vi-continue:session:<id>`, holding the record in its binary form
+/// (the SQLite store's, see `SessionRecord+Binary.swift`; records an earlier version stored as
+/// JSON are read too) and set with `SET … PXAT expiresAt`: Redis itself deletes a
 /// session when its time is up, so every instance agrees on expiry and nothing needs purging.
 ///
 /// Durability: `save` returns once Redis has acknowledged the write. That survives the crash of
@@ -40,12 +41,7 @@ public final class RedisSessionStore: SessionStore {
     }
 
     public func save(_ record: SessionRecord) async throws(SearchError) {
-        let blob: [UInt8]
-        do {
-            blob = Array(try JSONEncoder().encode(record))
-        } catch {
-            throw SearchError(code: .storage, message: "cannot encode session", cause: "\(error)")
-        }
+        let blob = record.encoded()
         // PXAT must be positive; an expiry at or before now makes Redis drop the key at once,
         // which is what an already-expired session deserves.
         let expiry = String(max(record.expiresAtUnixMs, 1))
@@ -67,12 +63,7 @@ public final class RedisSessionStore: SessionStore {
         case .null: throw .sessionNotFound(id)
         case let other: throw refused("GET", other)
         }
-        let record: SessionRecord
-        do {
-            record = try JSONDecoder().decode(SessionRecord.self, from: Data(blob))
-        } catch {
-            throw SearchError(code: .storage, message: "session \(id) is unreadable", cause: "\(error)")
-        }
+        let record = try SessionRecord(encoded: blob, id: id)
         // Redis expires keys on its own clock; the caller's clock has the last word.
         guard record.expiresAtUnixMs > nowUnixMs else { throw .sessionNotFound(id) }
         return record

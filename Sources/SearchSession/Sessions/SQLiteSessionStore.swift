@@ -44,12 +44,7 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     public func save(_ record: SessionRecord) async throws(SearchError) {
-        let blob: [UInt8]
-        do {
-            blob = Array(try JSONEncoder().encode(record))
-        } catch {
-            throw SearchError(code: .storage, message: "cannot encode session", cause: "\(error)")
-        }
+        let blob = record.encoded()
         try await lane.run { [self] () throws(SearchError) in
             try save(encoded: blob, id: record.id, expiresAtUnixMs: record.expiresAtUnixMs)
         }
@@ -79,11 +74,7 @@ public final class SQLiteSessionStore: SessionStore {
             }
         }
         guard let blob else { throw .sessionNotFound(id) }
-        do {
-            return try JSONDecoder().decode(SessionRecord.self, from: Data(blob))
-        } catch {
-            throw SearchError(code: .storage, message: "session \(id) is unreadable", cause: "\(error)")
-        }
+        return try SessionRecord(encoded: blob, id: id)
     }
 
     public func purgeExpired(nowUnixMs: Int64) async throws(SearchError) -> Int {
