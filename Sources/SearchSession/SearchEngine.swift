@@ -26,8 +26,10 @@ public final class SearchEngine: Sendable {
         var retired: [(snapshot: CatalogSnapshot, at: ContinuousClock.Instant)] = []
         /// The next snapshot's generation: every snapshot of the engine has its own.
         var nextGeneration: UInt64 = 2
-        /// The snapshot the last install replaced, still with what it derived (see ``install(_:)``).
-        var justReplaced: CatalogSnapshot?
+        /// The snapshot the last install replaced, still with what it derived (see ``install(_:)``);
+        /// weak, so it pins no segments of its own: once neither a search nor the retired list
+        /// holds it, it is gone with what it derived.
+        weak var justReplaced: CatalogSnapshot?
         /// Whether a merge is queued or running.
         var merging = false
         /// The files checkpoints wrote for heap segments, by segment serial.

@@ -112,6 +112,19 @@ import Testing
         #expect(next.isDerived)
     }
 
+    @Test func aReplacedSnapshotNothingHoldsAnyMoreIsFreed() throws {
+        // Kept for no page token (none retained): the engine's note of the snapshot it replaced
+        // must not keep it, and its segments, alive until the next write.
+        let engine = SearchEngine(
+            current: CatalogSnapshot(version: 1, entities: RandomCatalog.entities(50, seed: 4), synonyms: []),
+            baseline: "test", nextGeneration: 2, log: nil, index: nil, retention: .seconds(900), maximumRetained: 0,
+            nowMs: { 0 })
+        weak let replaced = engine.snapshot
+        #expect(replaced != nil)
+        try engine.upsert(RandomCatalog.entities(5, seed: 82, idPrefix: "c-"))
+        #expect(replaced == nil)
+    }
+
     static func labelled(_ snapshot: CatalogSnapshot, bucketTotals: Bool = false) -> [String: Int32] {
         let numbering = snapshot.numbering
         let counts = snapshot.everythingCounts

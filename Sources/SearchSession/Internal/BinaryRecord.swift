@@ -81,6 +81,15 @@ struct RecordReader<Bytes: Collection<UInt8>> {
         return value
     }
 
+    /// A byte that says whether an optional value follows: 0 or 1.
+    mutating func flag() throws(SearchError) -> Bool {
+        switch try byte() {
+        case 0: false
+        case 1: true
+        case let other: throw failure("has \(other) where 0 or 1 says whether a value follows")
+        }
+    }
+
     func expectEnd() throws(SearchError) {
         if offset != bytes.count { throw failure("has \(bytes.count - offset) bytes past its end") }
     }

@@ -106,14 +106,3 @@ extension SessionRecord {
             pictureMatch: pictureMatch)
     }
 }
-
-extension RecordReader {
-    /// A byte that says whether an optional value follows: 0 or 1.
-    mutating func flag() throws(SearchError) -> Bool {
-        switch try byte() {
-        case 0: false
-        case 1: true
-        case let other: throw failure("has \(other) where 0 or 1 says whether a value follows")
-        }
-    }
-}
