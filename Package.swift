@@ -75,6 +75,7 @@ let package = Package(
             name: "SearchSession",
             dependencies: [
                 "JSONReading", "CSQLite", "CPNG", "CJPEG", "CHiredis", "CZlib", "CVectorKernels", "SystemInfo",
+                "Base64Coding",
             ],
             exclude: ["CatalogFormat.md"],
             swiftSettings: swiftSettings),
