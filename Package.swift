@@ -39,8 +39,8 @@ let package = Package(
             name: "CSearchProto", dependencies: ["CProtobufC"],
             cSettings: [.unsafeFlags(["-Wno-everything"])]),
 
-        // Our own exact vector-scan kernels (plain C, no outside dependencies): AVX2/FMA/F16C chosen
-        // at run time, a portable fallback everywhere else.
+        // Our own C kernels (no outside dependencies): exact vector scans, AVX2/FMA/F16C chosen at
+        // run time with a portable fallback everywhere else, and the facet-count loop that prefetches.
         .target(name: "CVectorKernels"),
 
         // Swift value types over the generated C messages, their validation and their proto3 JSON.

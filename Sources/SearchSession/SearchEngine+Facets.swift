@@ -36,7 +36,7 @@ extension SearchEngine {
                 // Hits as many as the term's documents (deleted ones included) are all of them.
                 let others =
                     TextIndex.documentFrequency(term, in: snapshot) == hits.count
-                    ? [] : difference(TextIndex.liveDocs(term, in: snapshot), hits)
+                    ? [] : TextIndex.liveDocs(term, in: snapshot, except: hits)
                 let othersCounts = tally(others, in: snapshot, constraints: .unconstrained, splitFrom: splitFrom).counts
                 if let kept {
                     counts = kept.subtracting(othersCounts)
@@ -104,19 +104,6 @@ extension SearchEngine {
         return tallied(snapshot, split: split) { part, tally in
             count(split ? halves[part] : docs[...], in: snapshot, constraints: constraints, into: tally)
         }
-    }
-
-    /// The documents of `all` that are not among `hits` (both ascending, the hits a subset).
-    private static func difference(_ all: [Int32], _ hits: [Int32]) -> [Int32] {
-        var out = [Int32]()
-        out.reserveCapacity(max(0, all.count - hits.count))
-        var next = 0
-        for doc in all {
-            while next < hits.count && hits[next] < doc { next += 1 }
-            if next < hits.count && hits[next] == doc { continue }
-            out.append(doc)
-        }
-        return out
     }
 
     /// One tally made by `work` (part 0), or, when `split`, by its two parts (0 and 1) on two
@@ -204,7 +191,7 @@ extension SearchEngine {
         constraints: Constraints, tally: FacetTally
     ) {
         if constraints.isEmpty {
-            tally.addDocuments(docs.lazy.map { Int($0 - base) }, of: segment, numbers, numbering)
+            tally.addDocuments(docs, base: base, of: segment, numbers, numbering)
             return
         }
         let compiled = constraints.compiled(for: segment)
@@ -251,6 +238,9 @@ extension SearchEngine {
     }
 
     /// The facets of counts: type, category, then attributes by name; values most first.
+    ///
+    /// Only values that can be shown get a label (see ``ShowableFacetValues``): a wide facet of
+    /// many hits counts far more values than it lists.
     private static func facets(
         _ counts: FacetCounts, seen: UnsafeMutableBufferPointer<Bool>?, numbering: FacetNumbering,
         constraints: Constraints,
@@ -260,11 +250,14 @@ extension SearchEngine {
         func facet(_ name: String, _ kind: FacetKind, _ names: [String], _ counts: [Int32], selected: Set<String>)
             -> Facet
         {
-            var out = [FacetValue]()
-            for (name, count) in zip(names, counts) where count > 0 {
-                out.append(FacetValue(value: name, count: Int(count), selected: selected.contains(name)))
+            let showable = ShowableFacetValues(
+                counts, facetOf: nil, facets: 1, limit: limit, keepsAll: [!selected.isEmpty])
+            let candidates = showable.values(of: 0).map { value in
+                let name = names[Int(value)]
+                return FacetValue(value: name, count: Int(counts[Int(value)]), selected: selected.contains(name))
             }
-            let (values, more) = Self.ordered(out, selected: selected, limit: limit)
+            let (values, more) = Self.ordered(
+                candidates, selected: selected, limit: limit, counted: showable.counted[0])
             return Facet(name: name, kind: kind, values: values, moreValues: more)
         }
         var out = [Facet]()
@@ -273,21 +266,25 @@ extension SearchEngine {
             facet(
                 "category", .category, numbering.categoryNames, counts.categories,
                 selected: Set(constraints.categories)))
-        // Each attribute's string values with their counts, straight from the count arrays, as
-        // value numbers: a label is made only for a value that can be shown.
-        var stringValues = [[(value: Int32, count: Int)]](repeating: [], count: numbering.attributeNames.count)
-        for (value, count) in counts.values.enumerated() where count > 0 {
-            stringValues[Int(numbering.valueAttribute[value])].append((Int32(value), Int(count)))
+        let attributes = numbering.attributeNames.count
+        let selections = numbering.attributeNames.indices.map { attribute in
+            selectedLabels(of: attribute, numbering: numbering, constraints: constraints)
         }
+        // Each attribute's string values that can be shown, straight from the count arrays, as
+        // value numbers; every one where numbers counted by their text merge with them by label.
+        let strings = ShowableFacetValues(
+            counts.values, facetOf: numbering.valueAttribute, facets: attributes, limit: limit,
+            keepsAll: (0..<attributes).map { !selections[$0].isEmpty || counts.textNumbers[Int32($0)] != nil })
         // Other values (numbers counted by their text, buckets) come with their labels.
-        var labelledValues = [[(label: String, count: Int)]](repeating: [], count: numbering.attributeNames.count)
+        var labelledValues = [[(label: String, count: Int)]](repeating: [], count: attributes)
+        var mergedStrings = [Bool](repeating: false, count: attributes)
         for (attribute, labels) in counts.textNumbers {
             var merged = Dictionary(
-                uniqueKeysWithValues: stringValues[Int(attribute)].map {
-                    (numbering.valueLabels[Int($0.value)], $0.count)
+                uniqueKeysWithValues: strings.values(of: Int(attribute)).map {
+                    (numbering.valueLabels[Int($0)], Int(counts.values[Int($0)]))
                 })
             for (label, count) in labels where count > 0 { merged[label, default: 0] += Int(count) }
-            stringValues[Int(attribute)] = []
+            mergedStrings[Int(attribute)] = true
             labelledValues[Int(attribute)] = merged.map { ($0.key, $0.value) }
         }
         for (attribute, layout) in numbering.buckets.enumerated() {
@@ -303,37 +300,12 @@ extension SearchEngine {
         for attribute in order {
             let name = numbering.attributeNames[attribute]
             if let seen, !seen[attribute] { continue }
-            let counted = stringValues[attribute].count + labelledValues[attribute].count
+            let stringCandidates = mergedStrings[attribute] ? [] : strings.values(of: attribute)
+            let counted = (mergedStrings[attribute] ? 0 : strings.counted[attribute]) + labelledValues[attribute].count
             if seen == nil && counted == 0 { continue }
-            let layout = numbering.buckets[attribute]
-            var selected = Set<String>()
-            for filter in constraints.filters where filter.attribute == name {
-                switch filter.condition {
-                case .anyOf(let listed):
-                    if let layout {
-                        for text in listed {
-                            if let number = Double(text) { selected.insert(layout.label(layout.index(of: number))) }
-                        }
-                    } else {
-                        selected.formUnion(listed)
-                    }
-                case .range(let lo, let hi):
-                    if let layout, let lo, let hi {
-                        let bucket = layout.index(of: lo)
-                        if layout.bounds(bucket) == (lo, hi) { selected.insert(layout.label(bucket)) }
-                    }
-                }
-            }
-            // Beyond the limit, only values counted at least as often as the limit-th can be shown
-            // (and the selected ones, which are looked for among all): the rest are only counted.
-            var strings = stringValues[attribute][...]
-            if selected.isEmpty && strings.count > limit {
-                var numbers = strings.map(\.count)
-                let threshold = Self.kthLargest(&numbers, limit)
-                strings = strings.filter { $0.count >= threshold }[...]
-            }
+            let selected = selections[attribute]
             let candidates =
-                strings.map { (label: numbering.valueLabels[Int($0.value)], count: $0.count) }
+                stringCandidates.map { (label: numbering.valueLabels[Int($0)], count: Int(counts.values[Int($0)])) }
                 + labelledValues[attribute]
             let (values, more) = Self.ordered(
                 candidates.map {
@@ -342,9 +314,40 @@ extension SearchEngine {
                 },
                 selected: selected, limit: limit, counted: counted)
             if values.isEmpty { continue }
-            out.append(Facet(name: name, kind: layout != nil ? .number : .string, values: values, moreValues: more))
+            out.append(
+                Facet(
+                    name: name, kind: numbering.buckets[attribute] != nil ? .number : .string, values: values,
+                    moreValues: more))
         }
         return out
+    }
+
+    /// The labels of `attribute`'s values that its filters select: the listed values, or for a
+    /// numeric attribute the buckets of the listed numbers and the bucket a range is exactly.
+    private static func selectedLabels(of attribute: Int, numbering: FacetNumbering, constraints: Constraints)
+        -> Set<String>
+    {
+        let name = numbering.attributeNames[attribute]
+        let layout = numbering.buckets[attribute]
+        var selected = Set<String>()
+        for filter in constraints.filters where filter.attribute == name {
+            switch filter.condition {
+            case .anyOf(let listed):
+                if let layout {
+                    for text in listed {
+                        if let number = Double(text) { selected.insert(layout.label(layout.index(of: number))) }
+                    }
+                } else {
+                    selected.formUnion(listed)
+                }
+            case .range(let lo, let hi):
+                if let layout, let lo, let hi {
+                    let bucket = layout.index(of: lo)
+                    if layout.bounds(bucket) == (lo, hi) { selected.insert(layout.label(bucket)) }
+                }
+            }
+        }
+        return selected
     }
 
     /// The first `limit` facet values, most first (then by value), followed by the selected

@@ -266,6 +266,20 @@ enum RandomCatalog {
         #expect(snapshot.termCounts("zzz-absent") == nil)
     }
 
+    @Test func aTermsOtherLiveDocumentsAreItsLiveDocumentsLessTheHits() throws {
+        // Several segments with deletes; hits all of a term's documents, most, a few, none.
+        let snapshot = try Self.segmentedSnapshot(seed: 29)
+        var rng = SplitMix64(state: 8)
+        for term in ["item", "red", "song", "blue"] {
+            let docs = TextIndex.liveDocs(term, in: snapshot)
+            for keep in [1, 0.9, 0.5, 0.1, 0] {
+                let hits = docs.filter { _ in Double.random(in: 0..<1, using: &rng) < keep }
+                let others = Set(docs).subtracting(hits).sorted()
+                #expect(TextIndex.liveDocs(term, in: snapshot, except: hits) == others, "\(term) \(keep)")
+            }
+        }
+    }
+
     @Test func theCoresToSplitOnAreTheOnesTheAffinityMaskAllows() throws {
         // Pinned to one core (taskset, a cpuset), a process has one core to split on, however
         // many the machine has: this thread is pinned to its first allowed core for a moment.

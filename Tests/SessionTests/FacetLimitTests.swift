@@ -86,4 +86,32 @@ import Testing
             #expect(SearchEngine.kthLargest(&scratch, k) == numbers.sorted(by: >)[k - 1], "\(numbers) k \(k)")
         }
     }
+
+    @Test func theShowableValuesAreThoseCountedAtLeastAsOftenAsTheLimitth() {
+        // Several facets' values interleaved, counts small and large (past the histogram's last
+        // bin), some facets keeping every counted value.
+        var rng = SplitMix64(state: 23)
+        for round in 0..<200 {
+            let facets = Int.random(in: 1...6, using: &rng)
+            let largest = round % 3 == 0 ? 2_000 : 12
+            let counts = (0..<Int.random(in: 0...900, using: &rng)).map { _ in
+                Int.random(in: 0...3, using: &rng) == 0 ? 0 : Int32.random(in: 1...Int32(largest), using: &rng)
+            }
+            let facetOf = counts.map { _ in Int32.random(in: 0..<Int32(facets), using: &rng) }
+            let keepsAll = (0..<facets).map { _ in Int.random(in: 0...4, using: &rng) == 0 }
+            let limit = Int.random(in: 1...150, using: &rng)
+            let showable = ShowableFacetValues(
+                counts, facetOf: facetOf, facets: facets, limit: limit, keepsAll: keepsAll)
+            for facet in 0..<facets {
+                let values = counts.indices.filter { facetOf[$0] == Int32(facet) && counts[$0] > 0 }
+                #expect(showable.counted[facet] == values.count)
+                var threshold: Int32 = 1
+                if !keepsAll[facet] && values.count > limit {
+                    threshold = values.map { counts[$0] }.sorted(by: >)[limit - 1]
+                }
+                let expected = values.filter { counts[$0] >= threshold }.map(Int32.init)
+                #expect(Array(showable.values(of: facet)) == expected, "round \(round) facet \(facet)")
+            }
+        }
+    }
 }

@@ -1,3 +1,4 @@
+internal import CVectorKernels
 internal import Synchronization
 
 /// One segment's attribute pairs numbered for counting facets: a slot per string value and per
@@ -93,17 +94,20 @@ final class FacetSlots: @unchecked Sendable {
         layouts.indices.allSatisfy { layouts[$0] == numbering.buckets[Int(numbers.attributes[$0])] }
     }
 
-    /// Adds one to `counts[slot]` for each attribute pair of `docs` (local numbers).
-    @inline(__always) func count(
-        _ docs: some Collection<Int>, of segment: Segment, into counts: UnsafeMutableBufferPointer<Int32>
+    /// Adds one to `counts[slot]` for each attribute pair of `docs` (snapshot numbers of
+    /// `segment`, whose first is `base`), in C: it prefetches the pairs of documents ahead.
+    func count(
+        _ docs: ArraySlice<Int32>, base: Int32, of segment: Segment, into counts: UnsafeMutableBufferPointer<Int32>
     ) {
-        if isNarrow {
-            for doc in docs {
-                for pair in segment.attributes(of: doc) { counts[Int(narrow[pair])] &+= 1 }
-            }
-        } else {
-            for doc in docs {
-                for pair in segment.attributes(of: doc) { counts[Int(wide[pair])] &+= 1 }
+        docs.withUnsafeBufferPointer { docs in
+            if isNarrow {
+                cvk_count_slots16(
+                    docs.baseAddress, docs.count, base, segment.docAttributeStart.baseAddress, narrow.baseAddress,
+                    counts.baseAddress)
+            } else {
+                cvk_count_slots32(
+                    docs.baseAddress, docs.count, base, segment.docAttributeStart.baseAddress, wide.baseAddress,
+                    counts.baseAddress)
             }
         }
     }

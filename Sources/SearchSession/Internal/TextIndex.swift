@@ -54,6 +54,38 @@ enum TextIndex {
         live(in: snapshot) { segment in segment.term(term).map { segment.postings($0).docs } }
     }
 
+    /// The live documents that have `term` and are not among `hits` (ascending, and documents
+    /// with `term`, like every hit of a search that covers it): one pass over its postings.
+    ///
+    /// Whether a posting is a hit varies from one to the next like a coin toss, so the pass
+    /// decides without branching: each posting is written, and only one to keep moves the end.
+    static func liveDocs(_ term: String, in snapshot: CatalogSnapshot, except hits: [Int32]) -> [Int32] {
+        let postings = documentFrequency(term, in: snapshot)
+        return hits.withUnsafeBufferPointer { hits in
+            [Int32](unsafeUninitializedCapacity: postings) { out, written in
+                var kept = 0
+                var next = 0
+                for (si, segment) in snapshot.segments.enumerated() {
+                    guard let number = segment.term(term) else { continue }
+                    let deleted = snapshot.deletes[si]
+                    let checkDeleted = deleted.count > 0
+                    let base = snapshot.bases[si]
+                    for local in segment.postings(number).docs {
+                        let doc = base + Int32(local)
+                        // Passes hits that are not this term's (never, when they all have it).
+                        while next < hits.count && hits[next] < doc { next += 1 }
+                        let isHit = next < hits.count && hits[next] == doc
+                        next += isHit ? 1 : 0
+                        out[kept] = doc
+                        let isDeleted = checkDeleted && deleted.contains(Int(local))
+                        kept += 1 &- ((isHit ? 1 : 0) | (isDeleted ? 1 : 0))
+                    }
+                }
+                written = kept
+            }
+        }
+    }
+
     /// The live documents of each segment's list (its own document numbers, ascending) as
     /// snapshot document numbers, ascending.
     private static func live(

@@ -1,0 +1,20 @@
+// Counting loops of SearchSession's facet tallies that need what Swift cannot say: prefetching.
+#ifndef CVECTORKERNELS_FACETCOUNT_H
+#define CVECTORKERNELS_FACETCOUNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Adds one to `counts[slots[pair]]` for every attribute pair of every document of `docs`
+/// (snapshot numbers, ascending; `base` is the segment's first): a document's pairs are
+/// `pair_start[doc - base] ..< pair_start[doc - base + 1]`. The slots of documents a little
+/// ahead are prefetched: a common label's hits are spread over the segment, each document's
+/// pairs on a line of their own, and waiting for them was most of the loop's time.
+void cvk_count_slots16(const int32_t *docs, size_t count, int32_t base, const uint32_t *pair_start,
+                       const uint16_t *slots, int32_t *counts);
+
+/// ``cvk_count_slots16`` for slots that need 32 bits.
+void cvk_count_slots32(const int32_t *docs, size_t count, int32_t base, const uint32_t *pair_start,
+                       const uint32_t *slots, int32_t *counts);
+
+#endif

@@ -1,0 +1,128 @@
+/// The values of a flat count array (one facet, or every attribute's string values at once)
+/// that a facet can show, found without a list of every counted value.
+///
+/// A common label's hits can count tens of thousands of values of a wide facet (streets,
+/// authors) of which a hundred are shown. Only values counted at least as often as their
+/// facet's `limit`-th most counted can be among them. One pass over the catalog's values notes
+/// the counted ones; over those, a histogram of each facet's counts (capped) gives that
+/// threshold, and a last pass collects the values at or above it into one flat array, facet by
+/// facet.
+struct ShowableFacetValues {
+    /// Per facet: how many of its values have a count.
+    let counted: [Int]
+    /// The showable value numbers, facet after facet, ascending within a facet.
+    private let members: [Int32]
+    /// Per facet: where its members start in `members`, and how many there are.
+    private let start: [Int]
+    private let filled: [Int]
+
+    /// The showable values of `counts`.
+    ///
+    /// - Parameters:
+    ///   - facetOf: Each value's facet (0..<facets), or `nil` when all are of facet 0.
+    ///   - limit: The most values a facet shows.
+    ///   - keepsAll: Per facet: whether every counted value is needed (a selection is looked
+    ///     for among all; counts merged by label must all be there).
+    init(_ counts: [Int32], facetOf: [Int32]?, facets: Int, limit: Int, keepsAll: [Bool]) {
+        let bins = Self.histogramBins
+        let copies = Self.histogramCopies
+        // Per facet, how many of its values have each count (the last bin: that count or more),
+        // in several copies taken in turn: consecutive values of a facet mostly fall in one bin,
+        // and one copy would make each increment wait for the one before.
+        let histogram = filledBuffer(copies * facets * bins, Int32(0))
+        let threshold = filledBuffer(facets, Int32(1))
+        let start = filledBuffer(facets, 0)
+        let filled = filledBuffer(facets, 0)
+        defer {
+            histogram.baseAddress?.deallocate()
+            threshold.baseAddress?.deallocate()
+            start.baseAddress?.deallocate()
+            filled.baseAddress?.deallocate()
+        }
+        let valueFacets = facetOf ?? [Int32](repeating: 0, count: counts.count)
+        var counted = [Int](repeating: 0, count: facets)
+        var members = [Int32]()
+        counts.withUnsafeBufferPointer { counts in
+            valueFacets.withUnsafeBufferPointer { facetOf in
+                // The counted values first, without a branch: whether a value is counted varies
+                // from one to the next like a coin toss for a few thousand hits, and a branch on it
+                // was mispredicted at every change. Every value is written; a counted one moves
+                // the end. (Written before it is read, so the buffer is not filled first.)
+                let nonzero = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(counts.count, 1))
+                defer { nonzero.baseAddress?.deallocate() }
+                var nonzeroCount = 0
+                for value in counts.indices {
+                    nonzero[nonzeroCount] = Int32(truncatingIfNeeded: value)
+                    // 1 for a count above 0, else 0, in arithmetic (a comparison became a branch).
+                    nonzeroCount &+= (Int(counts[value]) &+ 0x7FFF_FFFF) >> 31
+                }
+                for position in 0..<nonzeroCount {
+                    let value = Int(nonzero[position])
+                    let bin = Int(min(counts[value], Int32(bins - 1)))
+                    histogram[((position & (copies - 1)) * facets + Int(facetOf[value])) * bins + bin] &+= 1
+                }
+                var next = 0
+                let row = filledBuffer(bins, 0)
+                defer { row.baseAddress?.deallocate() }
+                for facet in 0..<facets {
+                    var have = 0
+                    _ = row.update(repeating: 0)
+                    for copy in 0..<copies {
+                        let offset = (copy * facets + facet) * bins
+                        for bin in 1..<bins { row[bin] += Int(histogram[offset + bin]) }
+                    }
+                    for bin in 1..<bins { have += row[bin] }
+                    counted[facet] = have
+                    start[facet] = next
+                    next += have
+                    guard !keepsAll[facet] && have > limit else { continue }
+                    // The largest count with at least `limit` values counted as often or more.
+                    var atLeast = 0
+                    var bin = bins - 1
+                    while true {
+                        atLeast += row[bin]
+                        if atLeast >= limit { break }
+                        bin -= 1
+                    }
+                    threshold[facet] =
+                        bin < bins - 1
+                        ? Int32(bin) : Self.largeThreshold(counts, facetOf, facet: facet, limit: limit, from: bin)
+                }
+                members = [Int32](repeating: 0, count: next)
+                members.withUnsafeMutableBufferPointer { members in
+                    for value in nonzero[..<nonzeroCount].lazy.map(Int.init) {
+                        let facet = Int(facetOf[value])
+                        guard counts[value] >= threshold[facet] else { continue }
+                        members[start[facet] + filled[facet]] = Int32(value)
+                        filled[facet] += 1
+                    }
+                }
+            }
+        }
+        self.counted = counted
+        self.members = members
+        self.start = Array(start)
+        self.filled = Array(filled)
+    }
+
+    /// Counts below this many have a histogram bin of their own.
+    static let histogramBins = 64
+    /// How many copies of the histogram increments take in turn (a power of two).
+    static let histogramCopies = 4
+
+    /// The `limit`-th largest count of `facet`'s values when it is in the histogram's last bin
+    /// (`cap` or more): found among those values alone.
+    private static func largeThreshold(
+        _ counts: UnsafeBufferPointer<Int32>, _ facetOf: UnsafeBufferPointer<Int32>, facet: Int, limit: Int,
+        from cap: Int
+    ) -> Int32 {
+        var large = [Int]()
+        for value in counts.indices where Int(facetOf[value]) == facet && Int(counts[value]) >= cap {
+            large.append(Int(counts[value]))
+        }
+        return Int32(SearchEngine.kthLargest(&large, limit))
+    }
+
+    /// The showable value numbers of `facet`, ascending.
+    func values(of facet: Int) -> ArraySlice<Int32> { members[start[facet]..<(start[facet] + filled[facet])] }
+}
