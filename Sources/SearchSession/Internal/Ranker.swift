@@ -482,30 +482,48 @@ private struct AllGroupsCandidates: MatchSink {
 
 /// The documents that match every group, and the best `k` of them as candidates in ranking
 /// order, kept as ``TextIndex/matchEvery(_:in:range:into:)`` finds them: most matches lose to the
-/// worst kept one in a comparison of values already in registers.
+/// worst kept one in one comparison of integers.
 private struct BestCandidates: MatchSink {
     let make: AllGroupsCandidate
     /// How many to keep (at least one).
     let k: Int
     var docs = [Int32]()
-    /// At most `k`, best first.
+    /// At most `k`, best first, and their keys (see ``key(exact:score:doc:)``).
     var best = [Candidate]()
+    private var bestKeys = [UInt64]()
+    /// The key of the worst kept candidate once `k` are kept; until then every match is kept.
+    private var worstKey = UInt64.max
 
     init(make: AllGroupsCandidate, k: Int) {
         self.make = make
         self.k = k
         best.reserveCapacity(k + 1)
+        bestKeys.reserveCapacity(k + 1)
     }
 
     mutating func reserve(more count: Int) { docs.reserveCapacity(docs.count + count) }
 
-    mutating func add(_ doc: Int32, score: Float) {
+    @inline(__always) mutating func add(_ doc: Int32, score: Float) {
         docs.append(doc)
-        let candidate = make(doc, score: score)
-        if best.count == k && !Ranker.better(candidate, best[k - 1]) { return }
-        var position = best.count
-        while position > 0 && Ranker.better(candidate, best[position - 1]) { position -= 1 }
-        best.insert(candidate, at: position)
-        if best.count > k { best.removeLast() }
+        let exact = make.exact.contains(doc)
+        let key = Self.key(exact: exact, score: score, doc: doc)
+        // Field by field (``Ranker/better(_:_:)``), whether a match is exact and how its score
+        // compares were branches the processor mispredicted for a common label's matches.
+        if key >= worstKey { return }
+        let position = bestKeys.partitionPoint { $0 > key }
+        bestKeys.insert(key, at: position)
+        best.insert(make(doc, score: score), at: position)
+        if best.count > k {
+            best.removeLast()
+            bestKeys.removeLast()
+        }
+        if best.count == k { worstKey = bestKeys[k - 1] }
+    }
+
+    /// ``Ranker/better(_:_:)``'s order among candidates that all match every group (so cover
+    /// alike) as one integer, smaller being better: exact first, then the higher score, then the
+    /// lower document number (never negative in a snapshot).
+    @inline(__always) static func key(exact: Bool, score: Float, doc: Int32) -> UInt64 {
+        UInt64(exact ? 0 : 1) << 63 | UInt64(RankKey.descending(score)) << 31 | UInt64(UInt32(bitPattern: doc))
     }
 }
