@@ -1,0 +1,59 @@
+import CVectorKernels
+import Testing
+
+/// The C loop that counts a segment's attribute pairs into slots (16- and 32-bit slots), against
+/// a plain loop: documents spread over a segment that does not start at 0, some without pairs,
+/// lists shorter and longer than the prefetch distance.
+@Suite struct FacetCountKernelTests {
+    struct Segment {
+        var pairStart: [UInt32]
+        var slots: [UInt32]
+        var slotCount: Int
+    }
+
+    static func segment(documents: Int, slotCount: Int, rng: inout SplitMix64) -> Segment {
+        var pairStart: [UInt32] = [0]
+        var slots = [UInt32]()
+        for _ in 0..<documents {
+            for _ in 0..<Int.random(in: 0...6, using: &rng) {
+                slots.append(UInt32.random(in: 0..<UInt32(slotCount), using: &rng))
+            }
+            pairStart.append(UInt32(slots.count))
+        }
+        return Segment(pairStart: pairStart, slots: slots, slotCount: slotCount)
+    }
+
+    /// What the kernel must add: one per pair of each document.
+    static func expected(_ docs: [Int32], base: Int32, _ segment: Segment) -> [Int32] {
+        var counts = [Int32](repeating: 0, count: segment.slotCount)
+        for doc in docs {
+            let local = Int(doc - base)
+            for pair in Int(segment.pairStart[local])..<Int(segment.pairStart[local + 1]) {
+                counts[Int(segment.slots[pair])] += 1
+            }
+        }
+        return counts
+    }
+
+    @Test(arguments: [(40, 0), (300, 3), (5_000, 17)])
+    func everyPairOfEveryDocumentIsCountedOnce(documents: Int, seed: UInt64) {
+        var rng = SplitMix64(state: seed)
+        let base: Int32 = 1_000
+        for slotCount in [7, 65_536, 70_000] {
+            let segment = Self.segment(documents: documents, slotCount: slotCount, rng: &rng)
+            for share in [0.0, 0.02, 0.5, 1.0] {
+                let docs = (0..<Int32(documents)).filter { _ in Double.random(in: 0..<1, using: &rng) < share }
+                    .map { $0 + base }
+                let want = Self.expected(docs, base: base, segment)
+                var counts = [Int32](repeating: 0, count: slotCount)
+                if slotCount <= 65_536 {
+                    let narrow = segment.slots.map { UInt16($0) }
+                    cvk_count_slots16(docs, docs.count, base, segment.pairStart, narrow, &counts)
+                } else {
+                    cvk_count_slots32(docs, docs.count, base, segment.pairStart, segment.slots, &counts)
+                }
+                #expect(counts == want, "documents \(documents) slots \(slotCount) share \(share)")
+            }
+        }
+    }
+}
