@@ -53,4 +53,21 @@ import Testing
         let results = try engine.query(QueryRequest(descriptor: Descriptor(labels: [Label("bass")])))
         #expect(results.map(\.entity.id) == ["title", "tags", "subtitle", "category"])
     }
+
+    @Test func aSingleTermScoresAsTheGeneralIntersectionDoes() throws {
+        // One term in one group takes a loop of its own; a second group of the same term with
+        // weight 0 takes the general one, whose sum adds exactly 0. Several segments, deletes, a range.
+        let snapshot = try FacetAndPagingTests.segmentedSnapshot(seed: 31)
+        for term in ["item", "red", "song", "blue"] {
+            for weight: Float in [1, 0.37] {
+                for range in [Int32.min..<Int32.max, 50..<(Int32(snapshot.documentCount) - 50)] {
+                    let alone = TextIndex.matchEvery([([term], weight)], in: snapshot, range: range)
+                    let general = TextIndex.matchEvery([([term], weight), ([term], 0)], in: snapshot, range: range)
+                    #expect(!alone.docs.isEmpty)
+                    #expect(alone.docs == general.docs, "\(term)")
+                    #expect(alone.scores.map(\.bitPattern) == general.scores.map(\.bitPattern), "\(term)")
+                }
+            }
+        }
+    }
 }

@@ -210,6 +210,17 @@ enum TextIndex {
             let drivers = driverPosition(range.lowerBound)..<driverPosition(range.upperBound)
             // At most every driver posting matches: room for that up front, not regrown as it fills.
             sink.reserve(more: drivers.count)
+            if termCount == 1 && groups.count == 1 {
+                // One term in one group (a single-word label, the common case): every live posting
+                // matches, and its score is the group's, as the general loop sums it (0 + x is x).
+                let weight = weights[0]
+                for k in drivers {
+                    let d = driverDocs[k]
+                    if checkDeleted && deleted.contains(Int(d)) { continue }
+                    sink.add(base + Int32(d), score: driverFrequencies[k] * driverIDF * weight)
+                }
+                continue
+            }
             outer: for k in drivers {
                 let d = driverDocs[k]
                 if checkDeleted && deleted.contains(Int(d)) { continue }
