@@ -120,7 +120,8 @@ final class EvaluationCache: Sendable {
             mix(print.model)
             for value in print.values { mix(UInt64(value.bitPattern)) }
         }
-        mix("\(session.source)")
+        // The raw value, not an interpolation: that reflects on the enum, on every call.
+        mix(session.source.rawValue)
         mix(session.locale)
         if let match = session.pictureMatch {
             mix(match.entity.type)
