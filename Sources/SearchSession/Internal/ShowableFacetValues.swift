@@ -44,18 +44,29 @@ struct ShowableFacetValues {
         var members = [Int32]()
         counts.withUnsafeBufferPointer { counts in
             valueFacets.withUnsafeBufferPointer { facetOf in
-                // The counted values first, without a branch: whether a value is counted varies
-                // from one to the next like a coin toss for a few thousand hits, and a branch on it
-                // was mispredicted at every change. Every value is written; a counted one moves
-                // the end. (Written before it is read, so the buffer is not filled first.)
+                // The counted values first. Whether a value is counted varies from one to the next
+                // like a coin toss for a few thousand hits, and a branch on it was mispredicted at
+                // every change: within a run of eight, every value is written and a counted one
+                // moves the end. A run of eight uncounted values (most of them, for few hits) is
+                // passed over whole. (Written before it is read, so the buffer is not filled first.)
                 let nonzero = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(counts.count, 1))
                 defer { nonzero.baseAddress?.deallocate() }
                 var nonzeroCount = 0
-                for value in counts.indices {
-                    nonzero[nonzeroCount] = Int32(truncatingIfNeeded: value)
-                    // 1 for a count above 0, else 0, in arithmetic (a comparison became a branch).
-                    nonzeroCount &+= (Int(counts[value]) &+ 0x7FFF_FFFF) >> 31
+                @inline(__always) func note(_ values: Range<Int>) {
+                    for value in values {
+                        nonzero[nonzeroCount] = Int32(truncatingIfNeeded: value)
+                        // 1 for a count above 0, else 0, in arithmetic (a comparison became a branch).
+                        nonzeroCount &+= (Int(counts[value]) &+ 0x7FFF_FFFF) >> 31
+                    }
                 }
+                let runs = counts.count / 8
+                let raw = UnsafeRawPointer(counts.baseAddress)
+                for run in 0..<runs {
+                    let eight = raw!.loadUnaligned(fromByteOffset: run * 32, as: SIMD8<Int32>.self)
+                    if eight == SIMD8(repeating: 0) { continue }
+                    note((run * 8)..<(run * 8 + 8))
+                }
+                note((runs * 8)..<counts.count)
                 for position in 0..<nonzeroCount {
                     let value = Int(nonzero[position])
                     let bin = Int(min(counts[value], Int32(bins - 1)))
