@@ -62,8 +62,14 @@ struct ShowableFacetValues {
                 let runs = counts.count / 8
                 let raw = UnsafeRawPointer(counts.baseAddress)
                 for run in 0..<runs {
-                    let eight = raw!.loadUnaligned(fromByteOffset: run * 32, as: SIMD8<Int32>.self)
-                    if eight == SIMD8(repeating: 0) { continue }
+                    // Eight counts are zero when the four words that hold them are (Swift's
+                    // comparison of SIMD vectors compared lane by lane, through memory).
+                    let words = raw! + run * 32
+                    let any =
+                        words.loadUnaligned(as: UInt64.self) | words.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                        | words.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+                        | words.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+                    if any == 0 { continue }
                     note((run * 8)..<(run * 8 + 8))
                 }
                 note((runs * 8)..<counts.count)
