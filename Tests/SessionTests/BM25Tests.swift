@@ -70,4 +70,25 @@ import Testing
             }
         }
     }
+
+    @Test func exactHitsAreTheMatchesTitledOrTaggedExactlySoWhereverTheyLie() throws {
+        // A few exact hits in a narrow span of a larger catalog (the set of them covers only that
+        // span), in one pass and in two halves: exactly those matches are marked exact.
+        let entities = (0..<400).map { i in
+            Entity(
+                type: "t", id: "d\(i)", title: (180..<186).contains(i) ? "Lamp" : "Lamp \(i)",
+                tags: i == 390 ? ["lamp"] : [])
+        }
+        let snapshot = SearchEngine(entities: entities).snapshot
+        let groups = [TextGroup(display: "lamp", terms: ["lamp"], weight: 1)]
+        for splitFrom in [0, Int.max] {
+            let ranked = try #require(
+                Ranker.rank(
+                    snapshot, groups: groups, mode: .all, prints: [], maxDistance: nil, imageLimit: 0, ordered: false,
+                    splitFrom: splitFrom))
+            #expect(ranked.count == 400)
+            let exact = ranked.filter(\.exact).map { snapshot.segments[0].ref(of: Int($0.doc)).id }
+            #expect(exact == (180..<186).map { "d\($0)" } + ["d390"], "split from \(splitFrom)")
+        }
+    }
 }

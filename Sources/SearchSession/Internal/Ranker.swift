@@ -204,21 +204,27 @@ enum Ranker {
     private static func exactHits(of groups: [TextGroup], in snapshot: CatalogSnapshot, range: Range<Int32>)
         -> DocumentBits?
     {
-        // Made at the first exact hit: most labels have none, and the set is a bit per document.
-        var bits: DocumentBits? = nil
+        // Each segment's part of each group's list within the range (each half of a split asks
+        // for its own), then a set over the span they cover: most labels have no exact hits or a
+        // few, and a set over the whole range was a bit per document to clear for them.
+        var parts = [(list: Slice<UnsafeBufferPointer<UInt32>>, base: Int32)]()
+        var span: (low: Int32, high: Int32)? = nil
         for group in groups {
             for (si, segment) in snapshot.segments.enumerated() {
                 let base = snapshot.bases[si]
                 let list = segment.phraseDocs(group.terms)
-                // Only the part of the list within the range (each half of a split asks for its own).
                 let first = list.partitionPoint { Int64(base) + Int64($0) >= Int64(range.lowerBound) }
                 let end = list.partitionPoint { Int64(base) + Int64($0) >= Int64(range.upperBound) }
                 guard first < end else { continue }
-                let set = bits ?? DocumentBits(range, documentCount: snapshot.documentCount)
-                set.insert(list[first..<end], base: base)
-                bits = set
+                parts.append((list[first..<end], base))
+                let low = base + Int32(list[first])
+                let high = base + Int32(list[end - 1]) + 1
+                span = span.map { (min($0.low, low), max($0.high, high)) } ?? (low, high)
             }
         }
+        guard let span else { return nil }
+        let bits = DocumentBits(span.low..<span.high, documentCount: snapshot.documentCount)
+        for part in parts { bits.insert(part.list, base: part.base) }
         return bits
     }
 
