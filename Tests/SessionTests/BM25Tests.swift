@@ -71,6 +71,25 @@ import Testing
         }
     }
 
+    @Test func twoTermsScoreAsTheGeneralIntersectionDoes() throws {
+        // Two terms, in one group or one each, take a loop of their own; a third group of one of
+        // them with weight 0 takes the general one, whose sum adds exactly 0. Several segments,
+        // deletes, a range, either term the shorter list.
+        let snapshot = try FacetAndPagingTests.segmentedSnapshot(seed: 37)
+        for (a, b) in [("item", "red"), ("red", "item"), ("blue", "item"), ("item", "song")] {
+            for range in [Int32.min..<Int32.max, 50..<(Int32(snapshot.documentCount) - 50)] {
+                let shapes: [[(terms: [String], weight: Float)]] = [[([a, b], 0.8)], [([a], 0.9), ([b], 0.6)]]
+                for groups in shapes {
+                    let own = TextIndex.matchEvery(groups, in: snapshot, range: range)
+                    let general = TextIndex.matchEvery(groups + [([b], 0)], in: snapshot, range: range)
+                    #expect(!own.docs.isEmpty, "\(a) \(b)")
+                    #expect(own.docs == general.docs, "\(a) \(b) \(groups.count)")
+                    #expect(own.scores.map(\.bitPattern) == general.scores.map(\.bitPattern), "\(a) \(b)")
+                }
+            }
+        }
+    }
+
     @Test func exactHitsAreTheMatchesTitledOrTaggedExactlySoWhereverTheyLie() throws {
         // A few exact hits in a narrow span of a larger catalog (the set of them covers only that
         // span), in one pass and in two halves: exactly those matches are marked exact.

@@ -221,6 +221,14 @@ enum TextIndex {
                 }
                 continue
             }
+            if termCount == 2, let shape = TwoTermScore(groups: groups.count, sumEnds: sumEnds) {
+                matchTwo(
+                    drivers, driverDocs: driverDocs, driverFrequencies: driverFrequencies, driverIDF: driverIDF,
+                    other: (listDocs[order[1]], listFrequencies[order[1]], termIDF[order[1]]),
+                    driverSumsFirst: sumTerms[0] == driver, shape: shape, weights: weights,
+                    deleted: checkDeleted ? deleted : nil, base: base, into: &sink)
+                continue
+            }
             outer: for k in drivers {
                 let d = driverDocs[k]
                 if checkDeleted && deleted.contains(Int(d)) { continue }
@@ -228,29 +236,7 @@ enum TextIndex {
                 for rank in 1..<termCount {
                     let term = order[rank]
                     let list = listDocs[term]
-                    // The first posting ≥ d: the next four looked at first (a common term's next
-                    // posting is near), counted without a branch (where a walk stops is a coin
-                    // toss), then a gallop when all four are behind.
-                    let j = cursors[term]
-                    var low = j
-                    let near = min(j + 4, list.count)
-                    if near == j + 4 {
-                        // Ascending, so the postings before d are a prefix: counting them is finding it.
-                        low +=
-                            (list[j] < d ? 1 : 0) + (list[j + 1] < d ? 1 : 0) + (list[j + 2] < d ? 1 : 0)
-                            + (list[j + 3] < d ? 1 : 0)
-                    } else {
-                        while low < near && list[low] < d { low += 1 }
-                    }
-                    if low == near && low < list.count && list[low] < d {
-                        var step = 1
-                        while low + step < list.count && list[low + step] < d { step <<= 1 }
-                        var high = min(low + step, list.count)
-                        while low < high {
-                            let mid = (low + high) >> 1
-                            if list[mid] < d { low = mid + 1 } else { high = mid }
-                        }
-                    }
+                    let low = firstPosting(atLeast: d, in: list, from: cursors[term])
                     cursors[term] = low
                     if low == list.count { break outer }
                     if list[low] != d { continue outer }
@@ -267,6 +253,101 @@ enum TextIndex {
                 }
                 sink.add(base + Int32(d), score: score)
             }
+        }
+    }
+
+    /// The first posting of `list` at or past `j` that is ≥ `doc` (or the list's end): the next
+    /// four looked at first (a common term's next posting is near), counted without a branch
+    /// (where a walk stops is a coin toss), then a gallop when all four are behind.
+    @inline(__always) static func firstPosting(
+        atLeast doc: UInt32, in list: UnsafeBufferPointer<UInt32>, from j: Int
+    ) -> Int {
+        var low = j
+        let near = min(j + 4, list.count)
+        if near == j + 4 {
+            // Ascending, so the postings before doc are a prefix: counting them is finding it.
+            low +=
+                (list[j] < doc ? 1 : 0) + (list[j + 1] < doc ? 1 : 0) + (list[j + 2] < doc ? 1 : 0)
+                + (list[j + 3] < doc ? 1 : 0)
+        } else {
+            while low < near && list[low] < doc { low += 1 }
+        }
+        if low == near && low < list.count && list[low] < doc {
+            var step = 1
+            while low + step < list.count && list[low + step] < doc { step <<= 1 }
+            var high = min(low + step, list.count)
+            while low < high {
+                let mid = (low + high) >> 1
+                if list[mid] < doc { low = mid + 1 } else { high = mid }
+            }
+        }
+        return low
+    }
+
+    /// How the general loop sums two terms' contributions: in one group, or one term per group.
+    enum TwoTermScore {
+        case oneGroup, twoGroups
+
+        init?(groups: Int, sumEnds: UnsafeMutableBufferPointer<Int>) {
+            if groups == 1 && sumEnds[0] == 2 {
+                self = .oneGroup
+            } else if groups == 2 && sumEnds[0] == 1 && sumEnds[1] == 2 {
+                self = .twoGroups
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// The intersection of two terms' postings in one segment (two common labels, the heaviest
+    /// captures), in two passes: the driver postings the other list has too are found without a
+    /// branch on whether it has them (about a coin toss for common labels, mispredicted at every
+    /// change), then scored and handed to `sink` in order. Scores are summed as the general loop
+    /// sums them, to the bit.
+    ///
+    /// - Parameter driverSumsFirst: Whether the driver's contribution comes first in the sum.
+    private static func matchTwo<Sink: MatchSink>(
+        _ drivers: Range<Int>, driverDocs: UnsafeBufferPointer<UInt32>, driverFrequencies: UnsafeBufferPointer<Float>,
+        driverIDF: Float,
+        other: (docs: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<Float>, idf: Float),
+        driverSumsFirst: Bool, shape: TwoTermScore, weights: UnsafeMutableBufferPointer<Float>, deleted: DeleteSet?,
+        base: Int32, into sink: inout Sink
+    ) {
+        guard !drivers.isEmpty, !other.docs.isEmpty else { return }
+        // Per match: its driver posting and its posting in the other list.
+        let driverAt = UnsafeMutableBufferPointer<Int32>.allocate(capacity: drivers.count)
+        let otherAt = UnsafeMutableBufferPointer<Int32>.allocate(capacity: drivers.count)
+        defer {
+            driverAt.baseAddress?.deallocate()
+            otherAt.baseAddress?.deallocate()
+        }
+        var matches = 0
+        var j = 0
+        for k in drivers {
+            let d = driverDocs[k]
+            j = firstPosting(atLeast: d, in: other.docs, from: j)
+            if j == other.docs.count { break }
+            driverAt[matches] = Int32(truncatingIfNeeded: k)
+            otherAt[matches] = Int32(truncatingIfNeeded: j)
+            // 1 when the other list has d, else 0, in arithmetic (a comparison became a branch).
+            matches &+= 1 &- ((Int(other.docs[j] ^ d) &+ 0xFFFF_FFFF) >> 32)
+        }
+        let (firstWeight, secondWeight) = (weights[0], shape == .twoGroups ? weights[1] : 0)
+        for match in 0..<matches {
+            let k = Int(driverAt[match])
+            let d = driverDocs[k]
+            if let deleted, deleted.contains(Int(d)) { continue }
+            let driverContribution = driverFrequencies[k] * driverIDF
+            let otherContribution = other.frequencies[Int(otherAt[match])] * other.idf
+            let (first, second) =
+                driverSumsFirst
+                ? (driverContribution, otherContribution) : (otherContribution, driverContribution)
+            let score =
+                switch shape {
+                case .oneGroup: (first + second) * firstWeight
+                case .twoGroups: first * firstWeight + second * secondWeight
+                }
+            sink.add(base + Int32(d), score: score)
         }
     }
 
