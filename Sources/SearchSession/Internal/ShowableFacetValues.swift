@@ -83,7 +83,7 @@ struct ShowableFacetValues {
                 defer { row.baseAddress?.deallocate() }
                 for facet in 0..<facets {
                     var have = 0
-                    _ = row.update(repeating: 0)
+                    row.update(repeating: 0)
                     for copy in 0..<copies {
                         let offset = (copy * facets + facet) * bins
                         for bin in 1..<bins { row[bin] += Int(histogram[offset + bin]) }
