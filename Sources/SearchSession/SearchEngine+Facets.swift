@@ -277,14 +277,12 @@ extension SearchEngine {
             keepsAll: (0..<attributes).map { !selections[$0].isEmpty || counts.textNumbers[Int32($0)] != nil })
         // Other values (numbers counted by their text, buckets) come with their labels.
         var labelledValues = [[(label: String, count: Int)]](repeating: [], count: attributes)
-        var mergedStrings = [Bool](repeating: false, count: attributes)
         for (attribute, labels) in counts.textNumbers {
             var merged = Dictionary(
                 uniqueKeysWithValues: strings.values(of: Int(attribute)).map {
                     (numbering.valueLabels[Int($0)], Int(counts.values[Int($0)]))
                 })
             for (label, count) in labels where count > 0 { merged[label, default: 0] += Int(count) }
-            mergedStrings[Int(attribute)] = true
             labelledValues[Int(attribute)] = merged.map { ($0.key, $0.value) }
         }
         for (attribute, layout) in numbering.buckets.enumerated() {
@@ -300,8 +298,10 @@ extension SearchEngine {
         for attribute in order {
             let name = numbering.attributeNames[attribute]
             if let seen, !seen[attribute] { continue }
-            let stringCandidates = mergedStrings[attribute] ? [] : strings.values(of: attribute)
-            let counted = (mergedStrings[attribute] ? 0 : strings.counted[attribute]) + labelledValues[attribute].count
+            // An attribute with numbers counted by their text has its strings among its labelled values.
+            let merged = counts.textNumbers[Int32(attribute)] != nil
+            let stringCandidates = merged ? [] : strings.values(of: attribute)
+            let counted = (merged ? 0 : strings.counted[attribute]) + labelledValues[attribute].count
             if seen == nil && counted == 0 { continue }
             let selected = selections[attribute]
             let candidates =

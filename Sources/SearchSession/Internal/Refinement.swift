@@ -1,5 +1,4 @@
 internal import Base64Coding
-internal import Foundation
 
 /// A page token: the snapshot (its version and generation), the offset of the next page, and a
 /// hash of the refinement that produced it, base64url-encoded.
