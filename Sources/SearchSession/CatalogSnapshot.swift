@@ -141,7 +141,10 @@ public final class CatalogSnapshot: Sendable {
         let inherited = everything.map { updated($0, numbering: extended, removing: removed, adding: addedDocs) }
         var inheritedTerms = [String: FacetCounts]()
         var bytes = 0
+        // A write carries the counts over before it answers; searches go between terms.
+        var yieldPoint = YieldPoint()
         for term in termOrder {
+            yieldPoint.pass()
             guard let counts = termCounts[term] else { continue }
             let numbers = segments.map { $0.term(term) }
             let having = { (si: Int, local: Int) -> Bool in

@@ -39,4 +39,20 @@ import Testing
         #expect(sum >= 0)
         #expect(try Self.residentPages(of: segment.region) > 0, "\(segment.region.count) bytes")
     }
+
+    /// A file is written in pieces (so the kernel's copy can give way to searches): a region of
+    /// several pieces and a part, and one smaller than a piece, read back byte for byte.
+    @Test(arguments: [3 * ByteRegion.writePiece + 4_093, 1_000])
+    func aWrittenRegionReadsBackByteForByte(count: Int) throws {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let region = ByteRegion.build(count: count) { buffer in buffer.copyBytes(from: bytes) }
+        let path = NSTemporaryDirectory() + "vi-continue-region-\(getpid())-\(count).bin"
+        defer { unlink(path) }
+        try region.write(to: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes))
+        #expect(!FileManager.default.fileExists(atPath: path + ".tmp"))
+        let mapped = try ByteRegion.map(path: path)
+        #expect(mapped.bytes(at: 0, count: count) == bytes)
+    }
 }

@@ -100,6 +100,9 @@ struct SegmentBuilder {
 
     /// The documents' keypoints, written to a file of their own (see ``LocalFeatureTable``).
     private var localFeatures = LocalFeatureTable.Builder()
+    /// Writes and merges build segments beside searches: the build gives way to them (see
+    /// ``YieldPoint``) between documents.
+    private var yieldPoint = YieldPoint()
 
     /// How many documents were added.
     var count: Int { docType.count }
@@ -109,6 +112,7 @@ struct SegmentBuilder {
     /// Adds an entity as the next document. Entities must have been validated (see
     /// `Entity.validate()`), and one reference must not be added twice.
     mutating func add(_ entity: Entity) {
+        yieldPoint.pass()
         let doc = UInt32(docType.count)
         localFeatures.add(entity.localFeatures)
         docType.append(number(ofType: entity.type))
@@ -251,7 +255,11 @@ struct SegmentBuilder {
     /// The sections of everything added, with the text analyzed by `analyzer`.
     func finish(analyzer: Analyzer) -> ByteRegion {
         var text = TextBuild()
-        for doc in 0..<count { index(doc, analyzer: analyzer, into: &text) }
+        var yieldPoint = YieldPoint()
+        for doc in 0..<count {
+            yieldPoint.pass()
+            index(doc, analyzer: analyzer, into: &text)
+        }
         var names = self
         let termNames = text.terms.map { names.name($0) }
         var out = SectionWriter()
@@ -339,7 +347,9 @@ struct SegmentBuilder {
         var start: [UInt32] = [0]
         var docs = [UInt32]()
         var frequencies = [Float]()
+        var yieldPoint = YieldPoint()
         for list in text.postings {
+            yieldPoint.pass()
             for (doc, counts) in list {
                 var tf: Float = 0
                 for field in TextField.allCases where counts[field] > 0 {
