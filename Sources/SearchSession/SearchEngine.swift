@@ -506,9 +506,12 @@ public final class SearchEngine: Sendable {
         }
     }
 
-    /// Waits for the merges (and their checkpoint) queued so far to finish.
+    /// Waits for the merges (and their checkpoint) queued so far to finish, and for those they
+    /// queued in turn.
     public func waitUntilIdle() {
-        mergeLane.waitUntilIdle()
+        // A merge run that ends may queue the next run behind this wait's own marker (a write
+        // landed after its last look); it sets `merging` before it ends, so wait again then.
+        repeat { mergeLane.waitUntilIdle() } while state.withLock({ $0.merging })
     }
 
     /// The error for a batch with bad entities: each named by its index and reason (the first
