@@ -71,6 +71,25 @@ def writer(target, auth, catalog, per_second, seconds, batch_size, out):
     channel.close()
 
 
+def cpu_seconds(pid):
+    """The CPU time process `pid` has used so far (user and system)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def settle(pid, limit=60):
+    """Waits until the server uses under 2 % of a core over half a second: the merges the
+    visibility rounds started have finished, so the idle Captures are timed on an idle server."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        before = cpu_seconds(pid)
+        time.sleep(0.5)
+        if cpu_seconds(pid) - before <= 0.01:
+            return
+    print(f"write-load: the server was still busy {limit} s after the visibility rounds", file=sys.stderr)
+
+
 def captures(stub, requests, seconds):
     micros, i = [], 0
     end = time.perf_counter() + seconds
@@ -113,6 +132,7 @@ def main():
     result["100 upserts until visible"] = stats(visible)
     line("UpsertEntities of 100 until a Query sees it", result["100 upserts until visible"], target=False)
 
+    settle(a.pid)
     requests = [pb.CaptureRequest(descriptor=descriptor(q), page_size=20) for q in queries]
     for r in requests[:50]:
         stub.Capture(r, timeout=30)  # warm-up
