@@ -9,7 +9,7 @@
 /// and the scheduler lets a running thread finish its slice (milliseconds) before a woken one
 /// of the same priority runs; the kernel does not preempt its own code here at all. On a server
 /// pinned to one core, each hop of a Capture that landed during a write's 2–3 ms segment build
-/// waited for it: Captures finishing next to a write had p99 7.5 ms against 1.65 ms for the rest
+/// waited for it: Captures finishing next to a write had p99 7.5 ms against 1.90 ms for the rest
 /// (`bench/search/README.md`, fourteenth pass). A `sched_yield` every 300 µs bounds that wait,
 /// and costs about a microsecond when nothing else wants the core. Yielding more often (every
 /// 100 µs) bought the Captures nothing measurable and made writes under load slower: each
