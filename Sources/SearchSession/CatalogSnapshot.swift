@@ -173,10 +173,10 @@ public final class CatalogSnapshot: Sendable {
     /// numbers with the merged segment mapped to them. Without this, each merge (about one a
     /// second under a steady write load) made the merge lane number the catalog again and the
     /// first capture of each common label count its hits twice.
-    func inheritDerived(merging run: Range<Int>, of previous: CatalogSnapshot) {
-        guard previous.segments.count == segments.count + run.count - 1 else { return }
+    func inheritDerived(merging run: Range<Int>, into merged: Segment?, of previous: CatalogSnapshot) {
+        guard previous.segments.count == segments.count + run.count - (merged == nil ? 0 : 1) else { return }
         let kept = previous.derived.withLock { $0 }
-        guard let numbering = kept.numbering?.replacing(run, with: segments[run.lowerBound]) else { return }
+        guard let numbering = kept.numbering?.replacing(run, with: merged) else { return }
         derived.withLock {
             $0 = kept
             $0.numbering = numbering

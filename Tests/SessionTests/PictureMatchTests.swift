@@ -138,8 +138,8 @@ import Testing
         }
         let snapshot = engine.snapshot
         let merge = SegmentMerge(0..<snapshot.segments.count, of: snapshot)
-        for doc in 0..<merge.merged.count {
-            #expect(merge.merged.localFeatures.keypointCount(of: doc) > 0, "document \(doc)")
+        for doc in 0..<merge.merged!.count {
+            #expect(merge.merged!.localFeatures.keypointCount(of: doc) > 0, "document \(doc)")
         }
     }
 }

@@ -49,12 +49,18 @@ struct FacetNumbering: Sendable {
         return next
     }
 
-    /// This numbering with the segments at `run` replaced by `merged`, their merge, or `nil` if
-    /// `merged` has a name this numbering never gave a number to. A merge rewrites the live
-    /// documents of its sources, so every name it holds was numbered with them: the numbers and
-    /// bucket layouts stay, and counts made in this numbering stay counts in the result.
-    func replacing(_ run: Range<Int>, with merged: Segment) -> FacetNumbering? {
+    /// This numbering with the segments at `run` replaced by `merged`, their merge (`nil`: the run
+    /// is dropped, none of its documents being live), or `nil` if `merged` has a name this
+    /// numbering never gave a number to. A merge rewrites the live documents of its sources, so
+    /// every name it holds was numbered with them: the numbers and bucket layouts stay, and
+    /// counts made in this numbering stay counts in the result.
+    func replacing(_ run: Range<Int>, with merged: Segment?) -> FacetNumbering? {
         guard run.lowerBound >= 0, run.upperBound <= segmentNumbers.count, !run.isEmpty else { return nil }
+        guard let merged else {
+            var next = self
+            next.segmentNumbers.removeSubrange(run)
+            return next
+        }
         func numbers(_ names: UnsafeBufferPointer<UInt32>, in known: [String: Int32]) -> [Int32]? {
             var out = [Int32]()
             out.reserveCapacity(names.count)
