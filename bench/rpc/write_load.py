@@ -90,11 +90,52 @@ def settle(pid, limit=60):
     print(f"write-load: the server was still busy {limit} s after the visibility rounds", file=sys.stderr)
 
 
-def captures(stub, requests, seconds):
+class TokenAges:
+    """How long page tokens outlive their snapshot under writes: every half second one Capture's
+    page token is kept, and page 2 is asked for with it once it is 1, 2, 5, 10 and 20 s old
+    (answered, or FAILED_PRECONDITION once the engine dropped its snapshot). These calls are not
+    in the latency figures."""
+    ages = (1, 2, 5, 10, 20)
+
+    def __init__(self, stub, requests):
+        self.stub, self.requests = stub, requests
+        self.kept, self.next_probe, self.probes = [], time.perf_counter(), 0
+        self.answered = {age: 0 for age in self.ages}
+        self.refused = {age: 0 for age in self.ages}
+
+    def step(self):
+        now = time.perf_counter()
+        if now >= self.next_probe:
+            self.next_probe = now + 0.5
+            state = self.stub.Capture(self.requests[self.probes * 7 % len(self.requests)], timeout=30)
+            self.probes += 1
+            if state.next_page_token:
+                self.kept.append([now, state.session_id, state.next_page_token, 0])
+        for probe in self.kept:
+            born, session, token, checked = probe
+            if checked < len(self.ages) and now - born >= self.ages[checked]:
+                age = self.ages[checked]
+                try:
+                    self.stub.Search(pb.SearchRequest(session_id=session, page_token=token), timeout=30)
+                    self.answered[age] += 1
+                except grpc.RpcError as error:
+                    if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                        raise
+                    self.refused[age] += 1
+                probe[3] += 1
+
+    def summary(self):
+        return {f"{age} s": {"answered": self.answered[age], "start again": self.refused[age]}
+                for age in self.ages if self.answered[age] + self.refused[age]}
+
+
+def captures(stub, requests, seconds, tokens=None):
     micros, i = [], 0
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         micros.append(timed(stub.Capture, requests[i % len(requests)])[1])
+        if tokens:
+            tokens.step()
         i += 1
     return stats(micros)
 
@@ -143,8 +184,10 @@ def main():
     process = multiprocessing.Process(
         target=writer, args=(a.target, auth, a.catalog, a.rate, a.seconds, 100, out))
     process.start()
-    result["Capture under writes"] = captures(stub, requests, a.seconds)
+    tokens = TokenAges(stub, requests)
+    result["Capture under writes"] = captures(stub, requests, a.seconds, tokens)
     process.join()
+    result["page tokens under writes, by age"] = tokens.summary()
     written = out.get()
     result["writes"] = written
     line(f"Capture under {a.rate} upserts/s", result["Capture under writes"])
@@ -153,6 +196,9 @@ def main():
     result["p99 under writes ÷ idle"] = ratio
     print(f"entities upserted per second: {written['entities per second']:.0f}; "
           f"Capture p99 under writes ÷ idle: {ratio:.2f} (target ≤ 1.5: {'met' if ratio <= 1.5 else 'MISSED'})")
+    print("page 2 under writes, by the token's age: " + ", ".join(
+        f"{age}: {n['answered']} answered, {n['start again']} start again"
+        for age, n in result["page tokens under writes, by age"].items()))
     result["server rss after"] = rss_kib(a.pid) / 1024
     result["server rss peak"] = rss_kib(a.pid, "VmHWM") / 1024
     print(f"server RSS: {result['server rss before']:.1f} MiB before, {result['server rss after']:.1f} MiB after "
