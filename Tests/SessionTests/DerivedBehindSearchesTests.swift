@@ -34,9 +34,7 @@ import Testing
         let merged = engine.snapshot
         #expect(merged.segments.count == 2, "the upserts' four segments were merged into one")
         #expect(merged.isDerived)
-        let fresh = CatalogSnapshot(
-            version: merged.version, generation: merged.generation, synonyms: [], analyzer: merged.analyzer,
-            segments: merged.segments, deletes: merged.deletes)
+        let fresh = Self.underived(merged)
         #expect(Self.labelled(merged) == Self.labelled(fresh))
         #expect(merged.topCategories == fresh.topCategories)
     }
@@ -71,9 +69,7 @@ import Testing
         let merged = try #require(merge.install(into: current, generation: 99))
         #expect(merged.segments.count == 2)
         #expect(merged.isDerived)
-        let fresh = CatalogSnapshot(
-            version: merged.version, generation: merged.generation, synonyms: [], analyzer: merged.analyzer,
-            segments: merged.segments, deletes: merged.deletes)
+        let fresh = Self.underived(merged)
         #expect(merged.count == fresh.count)
         #expect(Self.labelled(merged, bucketTotals: true) == Self.labelled(fresh, bucketTotals: true))
         #expect(merged.topCategories == fresh.topCategories)
@@ -89,11 +85,6 @@ import Testing
         #expect(fromKept == counted)
     }
 
-    /// The counts of every live document by what they count (type, category, attribute value,
-    /// bucket, number text), without the numbers a numbering gave them or its values left at 0.
-    /// With `bucketTotals`, each numeric attribute's buckets as one total: a merge keeps the
-    /// layouts of the numbers its sources had (deleted ones too), a fresh numbering lays out the
-    /// live ones.
     @Test func aReplacedSnapshotKeepsWhatItDerivedUntilTheNextWrite() throws {
         // A search that took the snapshot just before a write still finds its numbering and
         // counts after it; the write after that drops them (one replaced snapshot keeps them).
@@ -125,6 +116,19 @@ import Testing
         #expect(replaced == nil)
     }
 
+    /// The same segments and delete bits as `snapshot`, with nothing derived yet: what a fresh
+    /// start would compute.
+    static func underived(_ snapshot: CatalogSnapshot) -> CatalogSnapshot {
+        CatalogSnapshot(
+            version: snapshot.version, generation: snapshot.generation, synonyms: [], analyzer: snapshot.analyzer,
+            segments: snapshot.segments, deletes: snapshot.deletes)
+    }
+
+    /// The counts of every live document by what they count (type, category, attribute value,
+    /// bucket, number text), without the numbers a numbering gave them or its values left at 0.
+    /// With `bucketTotals`, each numeric attribute's buckets as one total: a merge keeps the
+    /// layouts of the numbers its sources had (deleted ones too), a fresh numbering lays out the
+    /// live ones.
     static func labelled(_ snapshot: CatalogSnapshot, bucketTotals: Bool = false) -> [String: Int32] {
         let numbering = snapshot.numbering
         let counts = snapshot.everythingCounts
