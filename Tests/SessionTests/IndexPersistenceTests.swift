@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import SearchSession
@@ -119,6 +120,47 @@ import Testing
         #expect(reopened.snapshot.count == count)
         let manifest = try #require(IndexDirectory(path: state.path + "/index").manifest())
         #expect(try files() == Set(manifest.segments.map(\.file)))
+    }
+
+    @Test func aManifestWrittenWhileASegmentIsStoredLeavesItsFiles() throws {
+        // A checkpoint on one thread writes a manifest (and removes the files it does not name)
+        // while a merge on another stores its segment: the files being written are not removed,
+        // so the manifest that names them next finds them on disk.
+        let state = try StateDirectory()
+        let index = try IndexDirectory(path: state.path + "/index")
+        let segments = (0..<40).map { round in
+            Segment(entities: RandomCatalog.entities(30, seed: UInt64(round)), analyzer: Analyzer(synonyms: []))
+        }
+        let empty = IndexDirectory.Manifest(baseline: "test", synonyms: [], version: 1, segments: [], badLines: [])
+        final class Race: Sendable {
+            let storing = Atomic<Bool>(true)
+            let stored = Mutex<[Segment]>([])
+            let manifests = Atomic<Int>(0)
+        }
+        let race = Race()
+        DispatchQueue.concurrentPerform(iterations: 2) { side in
+            if side == 0 {
+                defer { race.storing.store(false, ordering: .releasing) }
+                for segment in segments {
+                    guard let file = try? index.store(segment) else { continue }
+                    race.stored.withLock { $0.append(file) }
+                }
+            } else {
+                while race.storing.load(ordering: .acquiring) {
+                    guard (try? index.write(empty)) != nil else { continue }
+                    race.manifests.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        let kept = race.stored.withLock { $0 }
+        #expect(kept.count == segments.count)
+        #expect(race.manifests.load(ordering: .relaxed) > 0)
+        for segment in kept {
+            let name = try #require(segment.fileName)
+            #expect(FileManager.default.fileExists(atPath: index.path + "/" + name), "\(name)")
+            let features = index.path + "/" + IndexDirectory.localFeatureFile(of: name)
+            #expect(FileManager.default.fileExists(atPath: features), "\(features)")
+        }
     }
 
     @Test func theFileFingerprintReadInChunksEqualsTheOneOfTheWholeBytes() throws {

@@ -29,12 +29,23 @@ public final class IndexDirectory: Sendable {
     private let counter = Mutex<UInt64>(0)
     /// The segments mapped from this directory's files, by file name: a file is removed only
     /// when no manifest names it and no segment of this process maps it any more (a retained
-    /// snapshot, a merge in flight).
+    /// snapshot, a merge in flight), nor is it being written.
     private let mapped = Mutex<[String: WeakSegment]>([:])
 
     private final class WeakSegment: @unchecked Sendable {
         weak var segment: Segment?
-        init(_ segment: Segment) { self.segment = segment }
+        /// Set while ``store(_:)`` writes the files, before there is a segment to point to: a
+        /// manifest written meanwhile (by a checkpoint on another thread) must not remove them.
+        let isBeingWritten: Bool
+        init(_ segment: Segment) {
+            self.segment = segment
+            isBeingWritten = false
+        }
+        init(beingWritten: ()) {
+            segment = nil
+            isBeingWritten = true
+        }
+        var keepsFile: Bool { isBeingWritten || segment != nil }
     }
 
     /// What a manifest records: one snapshot of the index.
@@ -97,18 +108,19 @@ public final class IndexDirectory: Sendable {
         }
         let file = path + "/" + name
         let featureFile = path + "/" + Self.localFeatureFile(of: name)
+        if !unlinksFiles { mapped.withLock { $0[name] = WeakSegment(beingWritten: ()) } }
+        var stored: Segment?
+        defer { if !unlinksFiles { mapped.withLock { $0[name] = stored.map(WeakSegment.init) } } }
         // The features first: a segment file on disk always has its features beside it.
         try segment.localFeatures.region.write(to: featureFile)
         try segment.region.write(to: file)
         let localFeatures = try LocalFeatureTable(ByteRegion.map(path: featureFile))
-        let segment = try Segment(ByteRegion.map(path: file), localFeatures: localFeatures, fileName: name)
+        stored = try Segment(ByteRegion.map(path: file), localFeatures: localFeatures, fileName: name)
         if unlinksFiles {
             unlink(file)
             unlink(featureFile)
-        } else {
-            mapped.withLock { $0[name] = WeakSegment(segment) }
         }
-        return segment
+        return stored!
     }
 
     /// The name of the local feature file of segment file `name`.
@@ -149,14 +161,14 @@ public final class IndexDirectory: Sendable {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         mapped.withLock { mapped in
             for file in files where file.hasSuffix(".vis") && !named.contains(file) {
-                if mapped[file]?.segment != nil { continue }
+                if mapped[file]?.keepsFile == true { continue }
                 mapped[file] = nil
                 unlink(path + "/" + file)
             }
             // A feature file goes with its segment file (or alone, when a crash came between them).
             for file in files where file.hasSuffix(".vlf") {
                 let segmentFile = String(file.dropLast(4)) + ".vis"
-                if named.contains(segmentFile) || mapped[segmentFile]?.segment != nil { continue }
+                if named.contains(segmentFile) || mapped[segmentFile]?.keepsFile == true { continue }
                 unlink(path + "/" + file)
             }
         }
