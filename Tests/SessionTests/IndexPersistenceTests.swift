@@ -134,25 +134,26 @@ import Testing
         let empty = IndexDirectory.Manifest(baseline: "test", synonyms: [], version: 1, segments: [], badLines: [])
         final class Race: Sendable {
             let storing = Atomic<Bool>(true)
-            let stored = Mutex<[Segment]>([])
             let manifests = Atomic<Int>(0)
+            let started = DispatchSemaphore(value: 0)
+            let finished = DispatchSemaphore(value: 0)
         }
         let race = Race()
-        DispatchQueue.concurrentPerform(iterations: 2) { side in
-            if side == 0 {
-                defer { race.storing.store(false, ordering: .releasing) }
-                for segment in segments {
-                    guard let file = try? index.store(segment) else { continue }
-                    race.stored.withLock { $0.append(file) }
-                }
-            } else {
-                while race.storing.load(ordering: .acquiring) {
-                    guard (try? index.write(empty)) != nil else { continue }
-                    race.manifests.add(1, ordering: .relaxed)
-                }
-            }
+        // A thread of its own (a pool might run both sides one after the other on a busy machine).
+        Thread {
+            race.started.signal()
+            repeat {
+                if (try? index.write(empty)) != nil { race.manifests.add(1, ordering: .relaxed) }
+            } while race.storing.load(ordering: .acquiring)
+            race.finished.signal()
+        }.start()
+        race.started.wait()
+        var kept = [Segment]()
+        for segment in segments {
+            if let file = try? index.store(segment) { kept.append(file) }
         }
-        let kept = race.stored.withLock { $0 }
+        race.storing.store(false, ordering: .releasing)
+        race.finished.wait()
         #expect(kept.count == segments.count)
         #expect(race.manifests.load(ordering: .relaxed) > 0)
         for segment in kept {
