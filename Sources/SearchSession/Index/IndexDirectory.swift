@@ -37,14 +37,12 @@ public final class IndexDirectory: Sendable {
         /// Set while ``store(_:)`` writes the files, before there is a segment to point to: a
         /// manifest written meanwhile (by a checkpoint on another thread) must not remove them.
         let isBeingWritten: Bool
-        init(_ segment: Segment) {
+
+        init(_ segment: Segment?, isBeingWritten: Bool = false) {
             self.segment = segment
-            isBeingWritten = false
+            self.isBeingWritten = isBeingWritten
         }
-        init(beingWritten: ()) {
-            segment = nil
-            isBeingWritten = true
-        }
+
         var keepsFile: Bool { isBeingWritten || segment != nil }
     }
 
@@ -108,19 +106,21 @@ public final class IndexDirectory: Sendable {
         }
         let file = path + "/" + name
         let featureFile = path + "/" + Self.localFeatureFile(of: name)
-        if !unlinksFiles { mapped.withLock { $0[name] = WeakSegment(beingWritten: ()) } }
+        if !unlinksFiles { mapped.withLock { $0[name] = WeakSegment(nil, isBeingWritten: true) } }
         var stored: Segment?
-        defer { if !unlinksFiles { mapped.withLock { $0[name] = stored.map(WeakSegment.init) } } }
+        // Mapped: the segment keeps its files from now on; failed: the next manifest removes them.
+        defer { if !unlinksFiles { mapped.withLock { $0[name] = stored.map { WeakSegment($0) } } } }
         // The features first: a segment file on disk always has its features beside it.
         try segment.localFeatures.region.write(to: featureFile)
         try segment.region.write(to: file)
         let localFeatures = try LocalFeatureTable(ByteRegion.map(path: featureFile))
-        stored = try Segment(ByteRegion.map(path: file), localFeatures: localFeatures, fileName: name)
+        let mappedSegment = try Segment(ByteRegion.map(path: file), localFeatures: localFeatures, fileName: name)
+        stored = mappedSegment
         if unlinksFiles {
             unlink(file)
             unlink(featureFile)
         }
-        return stored!
+        return mappedSegment
     }
 
     /// The name of the local feature file of segment file `name`.
