@@ -134,7 +134,7 @@ def captures(stub, requests, seconds, tokens=None):
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         micros.append(timed(stub.Capture, requests[i % len(requests)])[1])
-        if tokens:
+        if tokens is not None:
             tokens.step()
         i += 1
     return stats(micros)
