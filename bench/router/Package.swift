@@ -16,6 +16,9 @@ let package = Package(
                 .enableUpcomingFeature("ExistentialAny"),
                 .enableUpcomingFeature("InternalImportsByDefault"),
                 .enableUpcomingFeature("MemberImportVisibility"),
-            ]),
+                // vi-continue's release modules are built for the static Swift runtime.
+                .unsafeFlags(["-static-stdlib"], .when(configuration: .release)),
+            ],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
     ]
 )

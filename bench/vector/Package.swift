@@ -11,6 +11,11 @@ let package = Package(
         .executableTarget(
             name: "vector-bench",
             dependencies: [.product(name: "SearchSession", package: "vi-continue")],
-            swiftSettings: [.swiftLanguageMode(.v6)])
+            swiftSettings: [
+                .swiftLanguageMode(.v6),
+                // vi-continue's release modules are built for the static Swift runtime.
+                .unsafeFlags(["-static-stdlib"], .when(configuration: .release)),
+            ],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))])
     ]
 )
