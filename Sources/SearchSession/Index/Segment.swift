@@ -66,7 +66,8 @@ final class Segment: @unchecked Sendable {
     let termTable: UnsafeBufferPointer<UInt32>
     let postingStart: UnsafeBufferPointer<UInt32>
     let postingDocs: UnsafeBufferPointer<UInt32>
-    let postingFrequencies: UnsafeBufferPointer<Float>
+    let postingFrequencyCodes: UnsafeBufferPointer<UInt16>
+    let frequencyValues: UnsafeBufferPointer<Float>
     let phraseHashes: UnsafeBufferPointer<UInt64>
     let phraseStart: UnsafeBufferPointer<UInt32>
     let phraseDocs: UnsafeBufferPointer<UInt32>
@@ -145,7 +146,8 @@ final class Segment: @unchecked Sendable {
         termTable = table.array(.termTable)
         postingStart = table.array(.postingStart)
         postingDocs = table.array(.postingDocs)
-        postingFrequencies = table.array(.postingFrequencies)
+        postingFrequencyCodes = table.array(.postingFrequencyCodes)
+        frequencyValues = table.array(.frequencyValues)
         phraseHashes = table.array(.phraseHashes)
         phraseStart = table.array(.phraseStart)
         phraseDocs = table.array(.phraseDocs)
@@ -205,7 +207,8 @@ final class Segment: @unchecked Sendable {
             [docTagStart, docAttributeStart, docLocalizedStart, docRelatedStart].allSatisfy({ $0.count == count + 1 }),
             starts.allSatisfy({ start, items in start.isEmpty ? items == 0 : last(start) == items }),
             valueAttribute.count == valueStrings.count, numberAttribute.count == numberValues.count,
-            postingFrequencies.count == postingDocs.count, refDocs.count == refHashes.count, refDocs.count == count,
+            postingFrequencyCodes.count == postingDocs.count, frequencyValues.count.nonzeroBitCount == 1,
+            refDocs.count == refHashes.count, refDocs.count == count,
             localizedTitle.count == localizedLocale.count, localizedSubtitle.count == localizedLocale.count,
             relatedID.count == relatedType.count
         else { throw SearchError(code: .storage, message: "index segment sections disagree in size") }
@@ -483,10 +486,11 @@ final class Segment: @unchecked Sendable {
 
     /// Term `number`'s postings: documents ascending, with their saturated normalised frequencies
     /// (``TextIndex/saturate(_:)`` of each).
-    func postings(_ number: Int) -> (docs: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<Float>) {
+    func postings(_ number: Int) -> (docs: UnsafeBufferPointer<UInt32>, frequencies: PostingFrequencies) {
         let range = Int(postingStart[number])..<Int(postingStart[number + 1])
         return (
-            UnsafeBufferPointer(rebasing: postingDocs[range]), UnsafeBufferPointer(rebasing: postingFrequencies[range])
+            UnsafeBufferPointer(rebasing: postingDocs[range]),
+            PostingFrequencies(codes: postingFrequencyCodes, values: frequencyValues).slice(range)
         )
     }
 

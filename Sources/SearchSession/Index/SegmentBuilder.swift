@@ -367,7 +367,9 @@ struct SegmentBuilder {
         out.add(.termTable, Self.termTable(text.terms))
         out.add(.postingStart, start)
         out.add(.postingDocs, docs)
-        out.add(.postingFrequencies, frequencies)
+        let frequencyTable = FrequencyTable(frequencies)
+        out.add(.postingFrequencyCodes, frequencyTable.codes)
+        out.add(.frequencyValues, frequencyTable.values)
         let phraseList = text.phrases.sorted { $0.key < $1.key }
         out.add(.phraseHashes, phraseList.map(\.key))
         let (phraseStart, phraseDocs) = Self.flatten(phraseList.map(\.value))

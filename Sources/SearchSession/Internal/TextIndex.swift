@@ -153,7 +153,7 @@ enum TextIndex {
         // The per-document loop reads only these raw buffers, so it retains and releases nothing.
         let termCount = terms.count
         let listDocs = filledBuffer(termCount, UnsafeBufferPointer<UInt32>(start: nil, count: 0))
-        let listFrequencies = filledBuffer(termCount, UnsafeBufferPointer<Float>(start: nil, count: 0))
+        let listFrequencies = filledBuffer(termCount, PostingFrequencies.empty)
         let termIDF = filledBuffer(termCount, Float(0))
         let cursors = filledBuffer(termCount, 0)
         let contributions = filledBuffer(termCount, Float(0))
@@ -307,9 +307,9 @@ enum TextIndex {
     ///
     /// - Parameter driverSumsFirst: Whether the driver's contribution comes first in the sum.
     private static func matchTwo<Sink: MatchSink>(
-        _ drivers: Range<Int>, driverDocs: UnsafeBufferPointer<UInt32>, driverFrequencies: UnsafeBufferPointer<Float>,
+        _ drivers: Range<Int>, driverDocs: UnsafeBufferPointer<UInt32>, driverFrequencies: PostingFrequencies,
         driverIDF: Float,
-        other: (docs: UnsafeBufferPointer<UInt32>, frequencies: UnsafeBufferPointer<Float>, idf: Float),
+        other: (docs: UnsafeBufferPointer<UInt32>, frequencies: PostingFrequencies, idf: Float),
         driverSumsFirst: Bool, shape: TwoTermScore, weights: UnsafeMutableBufferPointer<Float>, deleted: DeleteSet?,
         base: Int32, into sink: inout Sink
     ) {

@@ -1,0 +1,82 @@
+import Testing
+
+@testable import SearchSession
+
+/// Postings store a 16-bit code into their segment's table of frequencies instead of a Float32:
+/// exact while a segment has at most 65,536 distinct frequencies, rounded (order kept) past that.
+@Suite struct PostingFrequencyTests {
+    /// Decodes every code of `table` through a ``PostingFrequencies`` view, as searches read them.
+    static func decoded(_ table: FrequencyTable) -> [Float] {
+        table.codes.withUnsafeBufferPointer { codes in
+            table.values.withUnsafeBufferPointer { values in
+                let view = PostingFrequencies(codes: codes, values: values)
+                return (0..<view.count).map { view[$0] }
+            }
+        }
+    }
+
+    @Test func fewDistinctFrequenciesComeBackToTheBit() {
+        var generator = SplitMix64(state: 12)
+        // Saturated frequencies as a catalog makes them: a few hundred tf values, repeated.
+        let distinct = (0..<700).map { _ in TextIndex.saturate(Float(generator.next() % 10_000) / 997 + 0.1) }
+        let frequencies = (0..<20_000).map { _ in distinct[Int(generator.next() % 700)] }
+        let table = FrequencyTable(frequencies)
+        #expect(Self.decoded(table).map(\.bitPattern) == frequencies.map(\.bitPattern))
+        #expect(table.values.count == 1024)
+        #expect(table.values == table.values.sorted())
+    }
+
+    @Test func moreThanACodeHoldsAreRoundedInOrderAndClose() {
+        var generator = SplitMix64(state: 13)
+        let frequencies = (0..<200_000).map { _ in Float(generator.next() % 1_000_000_000) / 1e9 * 2 + 0.2 }
+        #expect(Set(frequencies).count > FrequencyTable.capacity)
+        let table = FrequencyTable(frequencies)
+        #expect(table.values.count == FrequencyTable.capacity)
+        let decoded = Self.decoded(table)
+        for (original, back) in zip(frequencies, decoded) {
+            #expect(abs(back - original) <= original / 2_048)
+        }
+        // A larger frequency never decodes below a smaller one: rounding keeps the ranking's order.
+        let order = frequencies.indices.sorted { frequencies[$0] < frequencies[$1] }
+        #expect(zip(order, order.dropFirst()).allSatisfy { decoded[$0] <= decoded[$1] })
+    }
+
+    @Test func aCodeOutsideTheTableReadsInsideIt() {
+        let values: [Float] = [0.5, 1, 1.5, 1.5]
+        let codes: [UInt16] = [3, 4, 65_535]
+        codes.withUnsafeBufferPointer { codes in
+            values.withUnsafeBufferPointer { values in
+                let view = PostingFrequencies(codes: codes, values: values)
+                #expect((0..<3).map { view[$0] } == [1.5, 0.5, 1.5])
+            }
+        }
+    }
+
+    @Test func anEmptySegmentHasATableOfOne() {
+        let table = FrequencyTable([])
+        #expect(table.codes.isEmpty)
+        #expect(table.values == [0])
+    }
+
+    @Test func aSegmentsPostingsReadTheFrequenciesItWasBuiltWith() throws {
+        // Every posting of every term, decoded, equals what its segment's table was built from:
+        // BM25Tests checks the scores by hand; this reads a catalog of 2,000 random entities.
+        let snapshot = CatalogSnapshot(version: 1, entities: RandomCatalog.entities(2_000, seed: 4), synonyms: [])
+        let segment = try #require(snapshot.segments.first)
+        #expect(segment.frequencyValues.count.nonzeroBitCount == 1)
+        var seen = 0
+        for number in 0..<(segment.postingStart.count - 1) {
+            let postings = segment.postings(number)
+            #expect(postings.docs.count == postings.frequencies.count)
+            for position in 0..<postings.frequencies.count {
+                let code = Int(postings.frequencies.codes[position])
+                #expect(code < segment.frequencyValues.count)
+                #expect(postings.frequencies[position] == segment.frequencyValues[code])
+                #expect(postings.frequencies[position] > 0)
+                seen += 1
+            }
+        }
+        #expect(seen == segment.postingDocs.count && seen >= 2_000)
+        #expect(segment.frequencyValues.count > 1)
+    }
+}
