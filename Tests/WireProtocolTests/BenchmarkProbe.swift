@@ -4,7 +4,9 @@ import Testing
 @testable import WireProtocol
 
 /// A quick throughput probe, not a benchmark with peers (that lives in bench/): run with
-/// `WIRE_PROBE=1 swift test -c release -Xswiftc -enable-testing --filter BenchmarkProbe`.
+/// `WIRE_PROBE=1 swift test -Xswiftc -O --filter BenchmarkProbe` (optimised, in the debug
+/// configuration: release builds are compiled for the static Swift runtime, which has no test
+/// libraries).
 @Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["WIRE_PROBE"] != nil))
 struct BenchmarkProbe {
     @Test(arguments: [1, 32])
