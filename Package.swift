@@ -14,8 +14,8 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 // A release server links the Swift runtime and Foundation into itself: a shared library's
-// relocated metadata is made resident at load whether it is used or not, which was 10 MiB of the
-// 68 MiB a server on a 100k-entity catalog held after a Capture load (bench/search/README.md).
+// relocated metadata is made resident at load whether it is used or not: 4–10 MiB of the 68–70 MiB
+// a server on a 100k-entity catalog held after a Capture load (bench/search/README.md).
 // Packages that build release executables on these modules (bench/) link the same way.
 let staticRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
 

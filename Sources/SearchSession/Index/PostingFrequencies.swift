@@ -39,20 +39,30 @@ struct FrequencyTable {
     let codes: [UInt16]
 
     init(_ frequencies: [Float]) {
-        var rounded = frequencies
-        var distinct = Array(Set(rounded)).sorted()
+        // Rounded as distinct values, not per posting: a large segment has tens of millions of
+        // postings and only tens of thousands of values.
+        let original = Array(Set(frequencies)).sorted()
+        var rounded = original
         var dropped: UInt32 = 0
-        while distinct.count > Self.capacity {
+        while Self.distinctCount(ofAscending: rounded) > Self.capacity {
             dropped += 1
-            rounded = frequencies.map { Self.rounding($0, droppingMantissaBits: dropped) }
-            distinct = Array(Set(rounded)).sorted()
+            rounded = original.map { Self.rounding($0, droppingMantissaBits: dropped) }
         }
-        var code = [Float: UInt16](minimumCapacity: distinct.count)
-        for (position, value) in distinct.enumerated() { code[value] = UInt16(position) }
-        codes = rounded.map { code[$0]! }
+        // Rounding keeps the order, so equal rounded values are neighbours.
+        var distinct = [Float]()
+        var code = [Float: UInt16](minimumCapacity: original.count)
+        for (value, roundedValue) in zip(original, rounded) {
+            if distinct.last != roundedValue { distinct.append(roundedValue) }
+            code[value] = UInt16(distinct.count - 1)
+        }
+        codes = frequencies.map { code[$0]! }
         var size = 1
         while size < distinct.count { size <<= 1 }
         values = distinct + Array(repeating: distinct.last ?? 0, count: size - distinct.count)
+    }
+
+    private static func distinctCount(ofAscending values: [Float]) -> Int {
+        zip(values, values.dropFirst()).count { $0 != $1 } + (values.isEmpty ? 0 : 1)
     }
 
     /// `value` rounded to the nearest Float32 with its lowest `bits` mantissa bits zero (ties
