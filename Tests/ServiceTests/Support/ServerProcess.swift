@@ -57,13 +57,29 @@ final class ServerProcess: @unchecked Sendable {
             }
             output.ended()
         }
-        _ = output.started.wait(timeout: .now() + 30)
+        // A debug build loading the demo index while the rest of the suite runs in parallel can
+        // take seconds; the wait is long so that only a server that is stuck or gone fails here.
+        let startedWaiting = ContinuousClock.now
+        let waitSeconds = 120
+        let timedOut = output.started.wait(timeout: .now() + .seconds(waitSeconds)) == .timedOut
         let text = output.all.first { $0.contains("serving on") } ?? ""
         // "serving on HOST:PORT[ and unix:PATH]": the port follows the first address's last colon.
         let address = text.range(of: "serving on ").map { text[$0.upperBound...].prefix { $0 != " " } } ?? ""
         guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else {
-            process.terminate()
-            throw PythonPeer.PeerError(message: "serve did not start: \(output.all.joined(separator: "\n"))")
+            // Say how it failed: still running (stuck) or ended, and with which status or signal.
+            let how: String
+            if process.isRunning {
+                how = "still running after \(waitSeconds) s"
+                process.terminate()
+            } else {
+                process.waitUntilExit()
+                let reason = process.terminationReason == .uncaughtSignal ? "signal" : "exit status"
+                how = "ended with \(reason) \(process.terminationStatus)"
+            }
+            let waited = ContinuousClock.now - startedWaiting
+            throw PythonPeer.PeerError(
+                message: "serve did not start (\(how); waited \(waited), timed out: \(timedOut)); stderr:\n"
+                    + output.all.joined(separator: "\n"))
         }
         self.port = port
     }
