@@ -43,6 +43,9 @@ public final class CatalogSnapshot: Sendable {
         var termCounts: [String: FacetCounts] = [:]
         var termOrder: [String] = []
         var termBytes = 0
+        /// False once the snapshot is replaced: its term counts were carried over to the next
+        /// one, and a copy kept here too would hold the budget twice.
+        var keepsTermCounts = true
     }
 
     /// The most bytes of term counts a snapshot keeps; the oldest go first past it.
@@ -207,10 +210,25 @@ public final class CatalogSnapshot: Sendable {
         derived.withLock { $0.numbering != nil && $0.everything != nil && $0.topCategories != nil }
     }
 
+    /// Drops the kept term counts and keeps none from now on: for a snapshot just replaced,
+    /// whose counts the next one took over. Its numbering and the counts of every live document
+    /// stay (see ``SearchEngine``'s install); the few searches still on it count their hits.
+    func stopKeepingTermCounts() {
+        derived.withLock {
+            $0.termCounts = [:]
+            $0.termOrder = []
+            $0.termBytes = 0
+            $0.keepsTermCounts = false
+        }
+    }
+
     /// Drops what was derived (numbering, counts, links): a replaced snapshot kept for page
     /// tokens computes them again if a token ever comes back, instead of holding them meanwhile.
     func dropDerived() {
-        derived.withLock { $0 = Derived() }
+        derived.withLock {
+            $0 = Derived()
+            $0.keepsTermCounts = false
+        }
         linkCache.clear()
         titleTermsCache.withLock { $0 = [:] }
         servedView.withLock { $0 = nil }
@@ -363,7 +381,7 @@ public final class CatalogSnapshot: Sendable {
         let bytes = counts.bytes
         guard bytes <= Self.termCountsBudget else { return }
         derived.withLock { derived in
-            guard derived.termCounts[term] == nil else { return }
+            guard derived.keepsTermCounts, derived.termCounts[term] == nil else { return }
             while derived.termBytes + bytes > Self.termCountsBudget, !derived.termOrder.isEmpty {
                 let oldest = derived.termOrder.removeFirst()
                 derived.termBytes -= derived.termCounts.removeValue(forKey: oldest)?.bytes ?? 0

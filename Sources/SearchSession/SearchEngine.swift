@@ -372,7 +372,7 @@ public final class SearchEngine: Sendable {
         }
         guard let next = make(generation) else { return }
         let now = ContinuousClock.now
-        let dropping = state.withLock { state in
+        let (replaced, dropping) = state.withLock { state in
             let old = state.current
             state.retired.append((old, now))
             state.current = next
@@ -392,7 +392,7 @@ public final class SearchEngine: Sendable {
             }
             let replacedBefore = state.justReplaced
             state.justReplaced = old
-            return replacedBefore
+            return (old, replacedBefore)
         }
         // A replaced snapshot drops what it derived (numbering, counts, links) only when the next
         // one is replaced: a search that took it just before this install and reads its numbering
@@ -400,6 +400,9 @@ public final class SearchEngine: Sendable {
         // under steady writes those were the slowest captures (every one that straddled a write).
         // Only one replaced snapshot keeps them, so a burst of writes holds no more memory.
         dropping?.dropDerived()
+        // Its term counts go at once: the new snapshot carries them over (a copy each, brought
+        // up to date), and a search that straddled the write counts its hits as without them.
+        replaced.stopKeepingTermCounts()
     }
 
     /// The most bytes of segments that only replaced snapshots hold (merged away since), or `nil`

@@ -70,4 +70,36 @@ import Testing
         }
         #expect(carried >= 9)
     }
+
+    @Test func aReplacedSnapshotHandsItsTermCountsOverInsteadOfKeepingACopy() throws {
+        var policy = MergePolicy()
+        policy.mergeFactor = 100
+        let engine = SearchEngine(
+            current: CatalogSnapshot(version: 1, entities: RandomCatalog.entities(600, seed: 5), synonyms: []),
+            baseline: "test", nextGeneration: 2, log: nil, index: nil, retention: .seconds(900), maximumRetained: 100,
+            mergePolicy: policy, nowMs: { 0 })
+        let replaced = engine.snapshot
+        _ = replaced.everythingCounts
+        Self.keepTermCounts(replaced)
+        #expect(Self.terms.allSatisfy { replaced.termCounts($0) != nil })
+        try engine.upsert(RandomCatalog.entities(10, seed: 6, idPrefix: "new-"))
+        let current = engine.snapshot
+        #expect(current !== replaced)
+        // The new snapshot holds the counts, brought up to date; the replaced one none, and a
+        // search that straddled the write keeps none there either.
+        #expect(Self.terms.allSatisfy { current.termCounts($0) != nil })
+        #expect(Self.terms.allSatisfy { replaced.termCounts($0) == nil })
+        Self.keepTermCounts(replaced)
+        #expect(Self.terms.allSatisfy { replaced.termCounts($0) == nil })
+        // Its searches still answer, with the counts made from their hits.
+        let hits = TextIndex.liveDocs("red", in: replaced)
+        let request = SearchRequest(sessionID: "s")
+        let facets = SearchEngine.facets(
+            replaced, docs: hits, constraints: .unconstrained, request: request, covering: ["red"], termCountsFrom: 0)
+        #expect(!facets.isEmpty)
+        let fresh = CatalogSnapshot(
+            version: 1, generation: 9, synonyms: [], analyzer: replaced.analyzer, segments: replaced.segments,
+            deletes: replaced.deletes)
+        #expect(facets == SearchEngine.facets(fresh, docs: hits, constraints: .unconstrained, request: request))
+    }
 }
