@@ -6,8 +6,8 @@ internal import Synchronization
 /// A page token pins its snapshot, so an evaluation keyed by the snapshot (version and
 /// generation), the session and its refinement stays exact for every page of it. An entry keeps
 /// the hits in order up to one page past a first page (``window`` past a later one: ten more
-/// pages of 20) and the facets, so it costs a few kilobytes, not the hit list; the least
-/// recently used entries go first past the budget (16 MiB unless set).
+/// pages of 20) and the facets, packed (see ``PackedFacets``), so it costs a few kilobytes, not
+/// the hit list; the least recently used entries go first past the budget (16 MiB unless set).
 final class EvaluationCache: Sendable {
     struct Key: Hashable {
         var session: String
@@ -27,9 +27,30 @@ final class EvaluationCache: Sendable {
     static let window = 200
 
     private struct Entry {
+        /// The evaluation without its facets and browse values, which are packed beside it.
         var evaluation: SearchEngine.Evaluation
+        var facets: PackedFacets
+        var browse: PackedFacetValues
         var bytes: Int
         var used: UInt64
+
+        init(_ evaluation: SearchEngine.Evaluation, used: UInt64) {
+            self.evaluation = evaluation
+            self.evaluation.facets = []
+            self.evaluation.browse = []
+            facets = PackedFacets(evaluation.facets)
+            browse = PackedFacetValues(evaluation.browse)
+            bytes = 512 + evaluation.hits.count * MemoryLayout<Candidate>.stride + facets.bytes + browse.bytes
+            self.used = used
+        }
+
+        /// The evaluation as it was stored.
+        var unpacked: SearchEngine.Evaluation {
+            var whole = evaluation
+            whole.facets = facets.facets
+            whole.browse = browse.all
+            return whole
+        }
     }
 
     private struct State {
@@ -57,26 +78,29 @@ final class EvaluationCache: Sendable {
 
     /// The evaluation of `key` if it holds the first `needed` hits (or all of them).
     func evaluation(_ key: Key, needed: Int) -> SearchEngine.Evaluation? {
-        state.withLock { state in
+        let found: Entry? = state.withLock { state in
             guard var entry = state.entries[key], entry.evaluation.hits.count >= min(needed, entry.evaluation.total)
             else { return nil }
             state.clock += 1
             entry.used = state.clock
             state.entries[key] = entry
             state.hits += 1
-            return entry.evaluation
+            return entry
         }
+        // Unpacked outside the lock: the entry is a value, other lookups need not wait.
+        return found?.unpacked
     }
 
     /// Keeps `evaluation` for `key`, dropping the least recently used entries past the budget.
     func store(_ evaluation: SearchEngine.Evaluation, for key: Key) {
-        let bytes = Self.estimatedBytes(of: evaluation)
+        // Packed outside the lock; its clock is set when it goes in.
+        var entry = Entry(evaluation, used: 0)
+        let bytes = entry.bytes
         state.withLock { state in
             guard bytes <= state.budget / 4 else { return }
             state.clock += 1
-            if let old = state.entries.updateValue(
-                Entry(evaluation: evaluation, bytes: bytes, used: state.clock), forKey: key)
-            {
+            entry.used = state.clock
+            if let old = state.entries.updateValue(entry, forKey: key) {
                 state.bytes -= old.bytes
             }
             state.bytes += bytes
@@ -131,8 +155,4 @@ final class EvaluationCache: Sendable {
         return h
     }
 
-    private static func estimatedBytes(of evaluation: SearchEngine.Evaluation) -> Int {
-        let values = evaluation.facets.reduce(0) { $0 + $1.values.count } + evaluation.browse.count
-        return 512 + evaluation.hits.count * MemoryLayout<Candidate>.stride + values * 64
-    }
 }
