@@ -71,4 +71,27 @@ import WireProtocol
         #expect(serve.process.terminationStatus == 0)
         await client.close()
     }
+
+    @Test("a serve that ends before it listens is reported with its exit status and everything it said")
+    func aFailedStartSaysHowItEnded() throws {
+        // A catalog that does not exist: serve says why on stderr and exits 2 before listening.
+        let missing = NSTemporaryDirectory() + "vi-continue-no-such-catalog-\(getpid()).jsonl"
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = [
+            "serve", "--port", "0", "--unix-socket", "none", "--store", "memory", "--catalog", missing,
+        ]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        do {
+            let port = try readServingPort(from: stderr, of: process)
+            Issue.record("serve listened on \(port) with a missing catalog")
+        } catch {
+            #expect(error.description.contains("ended with exit status 2"), "\(error)")
+            #expect(error.description.contains(missing), "\(error)")
+        }
+        #expect(!process.isRunning)
+    }
 }
