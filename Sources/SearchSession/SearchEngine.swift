@@ -59,7 +59,7 @@ public final class SearchEngine: Sendable {
     /// One checkpoint at a time: each writes files and then the manifest naming them.
     let checkpointLock = Mutex<Void>(())
     /// Recent evaluations, so a search's next pages reuse its ranking and facets.
-    let evaluations = EvaluationCache()
+    let evaluations = EvaluationCache(budget: defaultEvaluationCacheMiB << 20)
     /// Sheet queries and searches running now: one alone may split its matching and counting
     /// across two cores; several already keep the cores busy, and splitting would only add the
     /// hand-over and the merge.
@@ -72,9 +72,13 @@ public final class SearchEngine: Sendable {
         return try body(running == 1)
     }
 
-    /// Sets the most bytes the recent evaluations that later pages reuse may hold (16 MiB unless
-    /// set); 0 evaluates every page afresh (for measuring the evaluation itself).
+    /// Sets the most bytes the recent evaluations that later pages reuse may hold
+    /// (``defaultEvaluationCacheMiB`` unless set); 0 evaluates every page afresh.
     public func limitEvaluationCache(toBytes bytes: Int) { evaluations.limit(toBytes: bytes) }
+
+    /// The evaluation cache's budget unless set, in MiB: a few thousand recent searches' next
+    /// pages on a catalog of forty facets.
+    public static let defaultEvaluationCacheMiB = 16
     let nowMs: @Sendable () -> Int64
 
     /// The day sheet answers treat as today, in days since the Unix epoch, when fixed; `.min` for

@@ -107,7 +107,8 @@ extension ServeProcessTests {
             arguments: [
                 ["--max-connections", "0"], ["--max-streams-per-connection", "many"], ["--idle-timeout", "-1"],
                 ["--log-level", "chatty"], ["--busy-poll", "-1"], ["--busy-poll", "soon"], ["--query-cache", "-1"],
-                ["--query-cache", "lots"], ["--max-calls-per-peer", "0"],
+                ["--query-cache", "lots"], ["--max-calls-per-peer", "0"], ["--evaluation-cache", "-1"],
+                ["--evaluation-cache", "lots"],
             ])
         func badLimits(_ arguments: [String]) throws {
             let (status, text) = try ServerProcess.failedStart(["--store", "memory"] + arguments)

@@ -7,7 +7,7 @@ internal import Synchronization
 /// generation), the session and its refinement stays exact for every page of it. An entry keeps
 /// the hits in order up to one page past a first page (``window`` past a later one: ten more
 /// pages of 20) and the facets, packed (see ``PackedFacets``), so it costs a few kilobytes, not
-/// the hit list; the least recently used entries go first past the budget (16 MiB unless set).
+/// the hit list; the least recently used entries go first past the budget.
 final class EvaluationCache: Sendable {
     struct Key: Hashable {
         var session: String
@@ -64,7 +64,7 @@ final class EvaluationCache: Sendable {
 
     private let state: Mutex<State>
 
-    init(budget: Int = 16 << 20) {
+    init(budget: Int) {
         state = Mutex(State(budget: budget))
     }
 

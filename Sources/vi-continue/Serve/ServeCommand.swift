@@ -41,6 +41,7 @@ enum ServeCommand {
         let socket: String
         let reloadSeconds: Double
         let queryCacheEntries: Int
+        let evaluationCacheMiB: Int
         let writeToken: WriteToken?
         var configuration: ServerConfiguration
         do {
@@ -49,6 +50,7 @@ enum ServeCommand {
             socket = try settings.value(ServeOptions.unixSocket) ?? ServeOptions.defaultUnixSocketPath()
             reloadSeconds = try settings.value(ServeOptions.reloadInterval)
             queryCacheEntries = try settings.value(ServeOptions.queryCache)
+            evaluationCacheMiB = try settings.value(ServeOptions.evaluationCache)
             writeToken = try loadWriteToken(settings)
             configuration = ServerConfiguration(tcp: .init(host: host, port: port))
             configuration.unixSocketPath = socket == "none" ? nil : socket
@@ -81,6 +83,7 @@ enum ServeCommand {
             writeError("error: \(error)")
             return ExitCode.usage
         }
+        setup.sessions.engine.limitEvaluationCache(toBytes: evaluationCacheMiB << 20)
         if setup.replica == nil { health.setStatus(.serving) }
         defer { setup.replica?.stop() }
         writeError("vi-continue: \(setup.description)")

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import ContinueService
+import SearchSession
 
 /// Every option of `serve`, declared once: name, default, accepted values and help; `Settings`
 /// reads each from its `VI_CONTINUE_<NAME>` variable too (dashes as underscores). The in-process client commands read
@@ -72,6 +73,9 @@ enum ServeOptions {
     static let queryCache = Option.integer(
         "query-cache", in: 0...1_000_000, default: VisualSearchService.defaultQueryCacheEntries,
         summary: "Recent Query answers kept for repeated requests until the catalog changes; 0 off")
+    static let evaluationCache = Option.integer(
+        "evaluation-cache", valueName: "MIB", in: 0...65_536, default: SearchEngine.defaultEvaluationCacheMiB,
+        summary: "MiB of recent searches' rankings and facets kept for their next pages; 0 off")
     static let writeTokenFile = Option<String?>.text(
         "write-token-file", valueName: "FILE", defaultDescription: "none: catalog writes over the Unix socket only",
         summary: "A file holding the token TCP clients send as 'authorization: Bearer TOKEN' to change the catalog")
@@ -87,6 +91,6 @@ enum ServeOptions {
         host.spec, port.spec, unixSocket.spec, catalog.spec, routes.spec, store.spec, stateDirectory.spec,
         sessionTimeToLive.spec, purgeInterval.spec, maxSessions.spec, reloadInterval.spec, maxConnections.spec,
         maxStreamsPerConnection.spec, maxCallsPerPeer.spec, idleTimeout.spec, busyPoll.spec, queryCache.spec,
-        writeTokenFile.spec, allowOrigin.spec, today.spec, logLevel.spec,
+        evaluationCache.spec, writeTokenFile.spec, allowOrigin.spec, today.spec, logLevel.spec,
     ]
 }
