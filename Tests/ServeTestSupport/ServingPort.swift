@@ -47,12 +47,17 @@ public func readServingPort(
         if !ended {
             process.terminate()
         } else {
-            process.waitUntilExit()
-            let reason = process.terminationReason == .uncaughtSignal ? "signal" : "exit status"
-            how = "ended with \(reason) \(process.terminationStatus)"
+            how = howItEnded(process)
         }
         throw ServeStartFailure(
             description: "serve did not start (\(how)); stderr:\n" + lines.joined(separator: "\n"))
     }
     return port
+}
+
+/// "ended with exit status N" or "ended with signal N", once `process` has ended (waits for it).
+public func howItEnded(_ process: Process) -> String {
+    process.waitUntilExit()
+    let reason = process.terminationReason == .uncaughtSignal ? "signal" : "exit status"
+    return "ended with \(reason) \(process.terminationStatus)"
 }

@@ -72,9 +72,7 @@ final class ServerProcess: @unchecked Sendable {
                 how = "still running after \(waitSeconds) s"
                 process.terminate()
             } else {
-                process.waitUntilExit()
-                let reason = process.terminationReason == .uncaughtSignal ? "signal" : "exit status"
-                how = "ended with \(reason) \(process.terminationStatus)"
+                how = howItEnded(process)
             }
             let waited = ContinuousClock.now - startedWaiting
             throw PythonPeer.PeerError(
