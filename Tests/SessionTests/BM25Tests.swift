@@ -90,6 +90,44 @@ import Testing
         }
     }
 
+    @Test(
+        "intersections find every document that has all the terms, a rare one among common ones or common ones together"
+    )
+    func intersectionsEqualABruteForceRecount() throws {
+        // "rare" on three documents far apart (the other lists are searched by long gallops),
+        // "third" against "common" (by short steps). Every title has "common", every third
+        // "third"; two and three terms, in either order.
+        let rare: Set<Int> = [7, 5_000, 11_990]
+        let entities = (0..<12_000).map { i in
+            var words = ["common", "word\(i)"]
+            if i % 3 == 0 { words.append("third") }
+            if rare.contains(i) { words.append("rare") }
+            return Entity(type: "t", id: "d\(i)", title: words.joined(separator: " "))
+        }
+        let snapshot = SearchEngine(entities: entities).snapshot
+        let has: [String: (Int) -> Bool] = [
+            "common": { _ in true }, "third": { $0 % 3 == 0 }, "rare": { rare.contains($0) },
+        ]
+        let alone = Dictionary(
+            uniqueKeysWithValues: has.keys.map { term in
+                let match = TextIndex.matchEvery([([term], 1)], in: snapshot, range: Int32.min..<Int32.max)
+                return (term, Dictionary(uniqueKeysWithValues: zip(match.docs, match.scores)))
+            })
+        for terms in [
+            ["rare", "common"], ["rare", "common", "third"], ["third", "common"], ["common", "third", "rare"],
+        ] {
+            let match = TextIndex.matchEvery([(terms, 1)], in: snapshot, range: Int32.min..<Int32.max)
+            let expected = (0..<12_000).filter { doc in terms.allSatisfy { has[$0]!(doc) } }
+            let ids = match.docs.map { snapshot.entity(at: $0).id }
+            #expect(match.docs == match.docs.sorted())
+            #expect(ids.count == expected.count && Set(ids) == Set(expected.map { "d\($0)" }), "\(terms)")
+            for (doc, score) in zip(match.docs, match.scores) {
+                let sum = terms.reduce(Float(0)) { $0 + alone[$1]![doc]! }
+                #expect(abs(score - sum) <= 1e-5 * sum, "\(terms) \(doc)")
+            }
+        }
+    }
+
     @Test func exactHitsAreTheMatchesTitledOrTaggedExactlySoWhereverTheyLie() throws {
         // A few exact hits in a narrow span of a larger catalog (the set of them covers only that
         // span), in one pass and in two halves: exactly those matches are marked exact.

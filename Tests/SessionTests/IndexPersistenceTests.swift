@@ -186,6 +186,23 @@ import Testing
         #expect(try Self.answers(second) == expected)
     }
 
+    @Test func aSegmentOfAnOlderFormatIsNotMappedButRebuilt() throws {
+        let state = try StateDirectory()
+        let expected = try Self.answers(try state.open().0)
+        let manifest = try #require(IndexDirectory(path: state.path + "/index").manifest())
+        let file = state.path + "/index/" + manifest.segments[0].file
+        // An upgrade finds the files the previous release wrote: their magic names the older format.
+        let handle = try #require(FileHandle(forUpdatingAtPath: file))
+        try handle.seek(toOffset: 0)
+        handle.write(Data("VISEG011".utf8))
+        try handle.close()
+        #expect(throws: SearchError.self) { try Segment(ByteRegion.map(path: file)) }
+        let (second, reopened) = try state.open()
+        #expect(!reopened.reusedIndex)
+        #expect(try Self.answers(second) == expected)
+        #expect(try state.open().1.reusedIndex)
+    }
+
     @Test("a segment file with one byte changed on disk is refused by its checksum, and nothing is lost")
     func aDamagedSegmentFileIsRefusedByItsChecksum() throws {
         let state = try StateDirectory()
