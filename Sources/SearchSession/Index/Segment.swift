@@ -86,6 +86,9 @@ final class Segment: @unchecked Sendable {
 
     /// Its pairs numbered for counting, made on first use (see ``FacetSlots``).
     let slotsCache = Mutex<FacetSlots?>(nil)
+    /// The bits of the lists that qualify (``DenseBits/qualifies(postings:documents:)``), made
+    /// as searches first ask for them: opening a segment reads none of its postings.
+    private let denseCache = Mutex<[Int: DenseBits]>([:])
 
     /// Reads a segment from its bytes.
     ///
@@ -492,6 +495,20 @@ final class Segment: @unchecked Sendable {
             UnsafeBufferPointer(rebasing: postingDocs[range]),
             PostingFrequencies(codes: postingFrequencyCodes, values: frequencyValues).slice(range)
         )
+    }
+
+    /// Term `number`'s postings as bits, when the list holds enough of the segment to be
+    /// probed rather than searched.
+    func denseBits(_ number: Int) -> DenseBits? {
+        let postingCount = Int(postingStart[number + 1]) - Int(postingStart[number])
+        guard DenseBits.qualifies(postings: postingCount, documents: count) else { return nil }
+        if let made = denseCache.withLock({ $0[number] }) { return made }
+        let made = DenseBits(postings(number).docs, documents: count)
+        return denseCache.withLock { cache in
+            if let first = cache[number] { return first }  // another search made it meanwhile
+            cache[number] = made
+            return made
+        }
     }
 
     /// Documents whose title or a tag analyzes to exactly these terms, ascending.

@@ -163,7 +163,12 @@ enum TextIndex {
         let sumTerms = filledBuffer(groupTerms.reduce(0) { $0 + $1.count }, 0)
         let sumEnds = filledBuffer(groups.count, 0)
         let weights = filledBuffer(groups.count, Float(0))
+        /// The other lists that are probed as bits rather than searched (see ``DenseBits``).
+        let probes = filledBuffer(termCount, DenseProbe?.none)
+        let numbers = filledBuffer(termCount, 0)
         defer {
+            probes.baseAddress?.deallocate()
+            numbers.baseAddress?.deallocate()
             for buffer in [cursors, order, sumTerms, sumEnds] { buffer.baseAddress?.deallocate() }
             for buffer in [termIDF, contributions, weights] { buffer.baseAddress?.deallocate() }
             listDocs.baseAddress?.deallocate()
@@ -180,6 +185,7 @@ enum TextIndex {
                 let list = segment.postings(number)
                 listDocs[found] = list.docs
                 listFrequencies[found] = list.frequencies
+                numbers[found] = number
                 found += 1
             }
             guard found == termCount else { continue }
@@ -198,6 +204,15 @@ enum TextIndex {
             let checkDeleted = deleted.count > 0
             for position in 0..<termCount { cursors[position] = 0 }
             let driver = order[0]
+            // The bits live in the segment's cache; held here too for the loops, which read
+            // only their raw pointers.
+            var denseLists = [DenseBits]()
+            defer { withExtendedLifetime(denseLists) {} }
+            for position in 0..<termCount {
+                let bits = position == driver ? nil : segment.denseBits(numbers[position])
+                if let bits { denseLists.append(bits) }
+                probes[position] = bits?.probe
+            }
             let driverDocs = listDocs[driver]
             let driverFrequencies = listFrequencies[driver]
             let driverIDF = termIDF[driver]
@@ -225,6 +240,7 @@ enum TextIndex {
                 matchTwo(
                     drivers, driverDocs: driverDocs, driverFrequencies: driverFrequencies, driverIDF: driverIDF,
                     other: (listDocs[order[1]], listFrequencies[order[1]], termIDF[order[1]]),
+                    otherProbe: probes[order[1]],
                     driverSumsFirst: sumTerms[0] == driver, shape: shape, weights: weights,
                     deleted: checkDeleted ? deleted : nil, base: base, into: &sink)
                 continue
@@ -235,6 +251,12 @@ enum TextIndex {
                 contributions[driver] = driverFrequencies[k] * driverIDF
                 for rank in 1..<termCount {
                     let term = order[rank]
+                    if let probe = probes[term] {
+                        let (has, position) = probe.find(d)
+                        if !has { continue outer }
+                        contributions[term] = listFrequencies[term][position] * termIDF[term]
+                        continue
+                    }
                     let list = listDocs[term]
                     let low = firstPosting(atLeast: d, in: list, from: cursors[term])
                     cursors[term] = low
@@ -310,7 +332,8 @@ enum TextIndex {
         _ drivers: Range<Int>, driverDocs: UnsafeBufferPointer<UInt32>, driverFrequencies: PostingFrequencies,
         driverIDF: Float,
         other: (docs: UnsafeBufferPointer<UInt32>, frequencies: PostingFrequencies, idf: Float),
-        driverSumsFirst: Bool, shape: TwoTermScore, weights: UnsafeMutableBufferPointer<Float>, deleted: DeleteSet?,
+        otherProbe: DenseProbe?, driverSumsFirst: Bool, shape: TwoTermScore, weights: UnsafeMutableBufferPointer<Float>,
+        deleted: DeleteSet?,
         base: Int32, into sink: inout Sink
     ) {
         guard !drivers.isEmpty, !other.docs.isEmpty else { return }
@@ -322,15 +345,24 @@ enum TextIndex {
             otherAt.baseAddress?.deallocate()
         }
         var matches = 0
-        var j = 0
-        for k in drivers {
-            let d = driverDocs[k]
-            j = firstPosting(atLeast: d, in: other.docs, from: j)
-            if j == other.docs.count { break }
-            driverAt[matches] = Int32(truncatingIfNeeded: k)
-            otherAt[matches] = Int32(truncatingIfNeeded: j)
-            // 1 when the other list has d, else 0, in arithmetic (a comparison became a branch).
-            matches &+= 1 &- ((Int(other.docs[j] ^ d) &+ 0xFFFF_FFFF) >> 32)
+        if let probe = otherProbe {
+            for k in drivers {
+                let (has, position) = probe.find(driverDocs[k])
+                driverAt[matches] = Int32(truncatingIfNeeded: k)
+                otherAt[matches] = Int32(truncatingIfNeeded: position)
+                matches &+= has ? 1 : 0
+            }
+        } else {
+            var j = 0
+            for k in drivers {
+                let d = driverDocs[k]
+                j = firstPosting(atLeast: d, in: other.docs, from: j)
+                if j == other.docs.count { break }
+                driverAt[matches] = Int32(truncatingIfNeeded: k)
+                otherAt[matches] = Int32(truncatingIfNeeded: j)
+                // 1 when the other list has d, else 0, in arithmetic (a comparison became a branch).
+                matches &+= 1 &- ((Int(other.docs[j] ^ d) &+ 0xFFFF_FFFF) >> 32)
+            }
         }
         let (firstWeight, secondWeight) = (weights[0], shape == .twoGroups ? weights[1] : 0)
         for match in 0..<matches {
