@@ -25,6 +25,17 @@ import Testing
                 index: IndexDirectory(path: path + "/index"))
         }
 
+        /// Changes the first segment file of the index on disk with `damage` and returns its path.
+        @discardableResult
+        func damageFirstSegment(_ damage: (FileHandle) throws -> Void) throws -> String {
+            let manifest = try #require(IndexDirectory(path: path + "/index").manifest())
+            let file = path + "/index/" + manifest.segments[0].file
+            let handle = try #require(FileHandle(forUpdatingAtPath: file))
+            try damage(handle)
+            try handle.close()
+            return file
+        }
+
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
@@ -175,11 +186,7 @@ import Testing
         // The first engine is gone before its file is damaged: a mapped file must not shrink
         // under a reader (the index never truncates its files; it writes new ones).
         let expected = try Self.answers(try state.open().0)
-        let manifest = try #require(IndexDirectory(path: state.path + "/index").manifest())
-        let file = state.path + "/index/" + manifest.segments[0].file
-        let handle = try #require(FileHandle(forUpdatingAtPath: file))
-        try handle.truncate(atOffset: 100)
-        try handle.close()
+        let file = try state.damageFirstSegment { try $0.truncate(atOffset: 100) }
         #expect(throws: SearchError.self) { try Segment(ByteRegion.map(path: file)) }
         let (second, reopened) = try state.open()
         #expect(!reopened.reusedIndex)
@@ -189,13 +196,11 @@ import Testing
     @Test func aSegmentOfAnOlderFormatIsNotMappedButRebuilt() throws {
         let state = try StateDirectory()
         let expected = try Self.answers(try state.open().0)
-        let manifest = try #require(IndexDirectory(path: state.path + "/index").manifest())
-        let file = state.path + "/index/" + manifest.segments[0].file
         // An upgrade finds the files the previous release wrote: their magic names the older format.
-        let handle = try #require(FileHandle(forUpdatingAtPath: file))
-        try handle.seek(toOffset: 0)
-        handle.write(Data("VISEG011".utf8))
-        try handle.close()
+        let file = try state.damageFirstSegment { handle in
+            try handle.seek(toOffset: 0)
+            handle.write(Data("VISEG011".utf8))
+        }
         #expect(throws: SearchError.self) { try Segment(ByteRegion.map(path: file)) }
         let (second, reopened) = try state.open()
         #expect(!reopened.reusedIndex)
@@ -214,15 +219,13 @@ import Testing
             expected = try Self.answers(engine)
             #expect(expected[0].contains { $0.entity.id == "beatles-live" })
         }
-        let manifest = try #require(IndexDirectory(path: state.path + "/index").manifest())
-        let file = state.path + "/index/" + manifest.segments[0].file
-        let handle = try #require(FileHandle(forUpdatingAtPath: file))
-        let size = try handle.seekToEnd()
-        try handle.seek(toOffset: size / 2)
-        let byte = try #require(handle.readData(ofLength: 1).first)
-        try handle.seek(toOffset: size / 2)
-        handle.write(Data([byte ^ 0x10]))
-        try handle.close()
+        let file = try state.damageFirstSegment { handle in
+            let size = try handle.seekToEnd()
+            try handle.seek(toOffset: size / 2)
+            let byte = try #require(handle.readData(ofLength: 1).first)
+            try handle.seek(toOffset: size / 2)
+            handle.write(Data([byte ^ 0x10]))
+        }
         #expect(throws: SearchError.self) { try SegmentFormat.verifyChecksum(of: ByteRegion.map(path: file)) }
         let (second, reopened) = try state.open()
         #expect(!reopened.reusedIndex)
