@@ -91,23 +91,28 @@ import Testing
     }
 
     @Test(
-        "intersections find every document that has all the terms, a rare one among common ones or common ones together"
+        "intersections find every document that has all the terms, whether the other lists are probed as bits or searched"
     )
     func intersectionsEqualABruteForceRecount() throws {
-        // "rare" on three documents far apart (the other lists are searched by long gallops),
-        // "third" against "common" (by short steps). Every title has "common", every third
-        // "third"; two and three terms, in either order.
+        // "common" (every title) and "third" hold enough of the segment to be probed as bits;
+        // "twentieth", "thirtieth" and "rare" (three documents far apart) do not, so they are
+        // searched: by long gallops behind "rare", by short steps behind "thirtieth". Two and
+        // three terms, in either order, each list both driven and probed or searched.
         let rare: Set<Int> = [7, 5_000, 11_990]
+        let has: [String: (Int) -> Bool] = [
+            "common": { _ in true }, "third": { $0 % 3 == 0 }, "twentieth": { $0 % 20 == 0 },
+            "thirtieth": { $0 % 30 == 0 }, "rare": { rare.contains($0) },
+        ]
         let entities = (0..<12_000).map { i in
-            var words = ["common", "word\(i)"]
-            if i % 3 == 0 { words.append("third") }
-            if rare.contains(i) { words.append("rare") }
+            let words = ["word\(i)"] + has.keys.sorted().filter { has[$0]!(i) }
             return Entity(type: "t", id: "d\(i)", title: words.joined(separator: " "))
         }
         let snapshot = SearchEngine(entities: entities).snapshot
-        let has: [String: (Int) -> Bool] = [
-            "common": { _ in true }, "third": { $0 % 3 == 0 }, "rare": { rare.contains($0) },
-        ]
+        let segment = try #require(snapshot.segments.first)
+        for (term, probed) in ["common": true, "third": true, "twentieth": false, "thirtieth": false, "rare": false] {
+            let number = try #require(segment.term(term))
+            #expect((segment.denseBits(number) != nil) == probed, "\(term)")
+        }
         let alone = Dictionary(
             uniqueKeysWithValues: has.keys.map { term in
                 let match = TextIndex.matchEvery([([term], 1)], in: snapshot, range: Int32.min..<Int32.max)
@@ -115,6 +120,8 @@ import Testing
             })
         for terms in [
             ["rare", "common"], ["rare", "common", "third"], ["third", "common"], ["common", "third", "rare"],
+            ["rare", "twentieth"], ["thirtieth", "twentieth"], ["twentieth", "common"],
+            ["thirtieth", "twentieth", "common"], ["rare", "twentieth", "third"],
         ] {
             let match = TextIndex.matchEvery([(terms, 1)], in: snapshot, range: Int32.min..<Int32.max)
             let expected = (0..<12_000).filter { doc in terms.allSatisfy { has[$0]!(doc) } }

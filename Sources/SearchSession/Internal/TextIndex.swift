@@ -165,10 +165,11 @@ enum TextIndex {
         let weights = filledBuffer(groups.count, Float(0))
         /// The other lists that are probed as bits rather than searched (see ``DenseBits``).
         let probes = filledBuffer(termCount, DenseProbe?.none)
-        let numbers = filledBuffer(termCount, 0)
+        /// Each term's number in the segment at hand.
+        let termNumbers = filledBuffer(termCount, 0)
         defer {
             probes.baseAddress?.deallocate()
-            numbers.baseAddress?.deallocate()
+            termNumbers.baseAddress?.deallocate()
             for buffer in [cursors, order, sumTerms, sumEnds] { buffer.baseAddress?.deallocate() }
             for buffer in [termIDF, contributions, weights] { buffer.baseAddress?.deallocate() }
             listDocs.baseAddress?.deallocate()
@@ -185,7 +186,7 @@ enum TextIndex {
                 let list = segment.postings(number)
                 listDocs[found] = list.docs
                 listFrequencies[found] = list.frequencies
-                numbers[found] = number
+                termNumbers[found] = number
                 found += 1
             }
             guard found == termCount else { continue }
@@ -209,7 +210,7 @@ enum TextIndex {
             var denseLists = [DenseBits]()
             defer { withExtendedLifetime(denseLists) {} }
             for position in 0..<termCount {
-                let bits = position == driver ? nil : segment.denseBits(numbers[position])
+                let bits = position == driver ? nil : segment.denseBits(termNumbers[position])
                 if let bits { denseLists.append(bits) }
                 probes[position] = bits?.probe
             }
