@@ -9,7 +9,9 @@ bench/gen-catalog-sparse). Its files go next to the queries file, so runs on dif
 - judgements.json: graded relevance per query, read by search-bench for nDCG@10;
 - peer-facets.json: the facet counts per query (FTS5's when it runs, else tantivy's), for
   search-bench to check its own against;
-- peers.json: every timed row as {"n", "p50", "p99", "worst"} in µs, for bench/search-shapes.
+- peers.json: every timed row as {"n", "p50", "p99", "worst"} in µs, for bench/search-shapes, and
+  tantivy's memory (bench/peer_memory.py) under "tantivy memory (MiB)";
+- tantivy-index/: tantivy's index, on disk.
 
 Per peer it prints latency p50, p99 and the worst call of
 - the sheet query (labels: OR across labels, AND within a label, top 10), with nDCG@10;
@@ -18,7 +20,9 @@ Per peer it prints latency p50, p99 and the worst call of
 - the same search's page 2 (hits 21–40) with the same facets, as vi-continue's `search page 2`
   recomputes them;
 - the faceted search again over the queries whose AND query has hits, and over those with none
-  (search-bench splits its own row the same way: strict hits, relaxed).
+  (search-bench splits its own row the same way: strict hits, relaxed);
+- tantivy's RSS in a process of its own that opens the index and runs the faceted searches
+  (bench/peer_memory.py), beside which vi-continue's server RSS at the end of a Capture load stands.
 
 Facets, the rule vi-continue's search follows (SearchEngine+Facets.swift): type; category with
 all its ancestors (`Home`, `Home/Kitchen`, `Home/Kitchen/Knife`); and EVERY attribute the catalog
@@ -38,8 +42,10 @@ import json
 import math
 import os
 import re
+import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import time
 
@@ -341,7 +347,12 @@ def main():
         else:
             sb.add_text_field(f"a_{name}", stored=False, tokenizer_name="raw", fast=True)
     schema = sb.build()
-    ix = tantivy.Index(schema)
+    # On disk, as a server would keep it (and as vi-continue keeps its persisted index), so that a
+    # process of its own can open it for the memory row below.
+    index_dir = os.path.join(out_dir, "tantivy-index")
+    shutil.rmtree(index_dir, ignore_errors=True)
+    os.makedirs(index_dir)
+    ix = tantivy.Index(schema, path=index_dir)
     ix.register_tokenizer("folding", folding)
     w = ix.writer(heap_size=200_000_000, num_threads=1)
     for d in docs:
@@ -414,6 +425,23 @@ def main():
     without = [i for i in range(len(queries)) if i not in set(with_hits)]
     report("tantivy (AND, top 20 + all facets), hits", lambda q: run_tantivy_faceted(q)[0], judge=False, subset=with_hits)
     report("tantivy (AND, top 20 + all facets), no hit", lambda q: run_tantivy_faceted(q)[0], judge=False, subset=without)
+
+    # tantivy's memory, in a process that opens the index and runs the faceted searches
+    # (bench/peer_memory.py): this one holds the whole catalog as Python objects.
+    spec_path = os.path.join(out_dir, "tantivy-memory-spec.json")
+    with open(spec_path, "w") as f:
+        json.dump({"queries": [" AND ".join(w for l in q["labels"] for w in words(l["text"])) for q in queries],
+                   "boosts": boosts, "aggregations": aggs}, f)
+    measured = subprocess.run([sys.executable, os.path.join(HERE, "peer_memory.py"), index_dir, spec_path,
+                               "--rounds", str(args.rounds)], capture_output=True, text=True, check=True)
+    memory = json.loads(measured.stdout)
+    rows["tantivy memory (MiB)"] = memory
+    with open(os.path.join(out_dir, "peers.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    print(f"tantivy RSS in a process of its own, after {memory['searches']} faceted searches: "
+          f"{memory['end']:.1f} MiB ({memory['end less interpreter']:.1f} MiB beyond the "
+          f"{memory['interpreter']:.1f} MiB of Python with tantivy imported; {memory['opened']:.1f} MiB "
+          f"once opened, peak {memory['peak']:.1f} MiB)", flush=True)
 
 
 if __name__ == "__main__":

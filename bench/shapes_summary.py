@@ -68,14 +68,18 @@ def main():
     if "start to first Query" in cs:
         facts.append(f"server start to first Query {cs['start to first Query']['seconds']:.2f} s")
     if "server rss after load" in cs:
-        rss = cs["server rss after load"]["MiB"]
-        # The targets: ≤ 64 MiB at 100k entities, ≤ 500 MiB at 1M.
-        limit, size = (500, "1M") if name.endswith("-1m") else (64, "100k")
-        facts.append(f"server RSS after load {rss:.0f} MiB (target ≤ {limit} MiB at {size}: "
-                     f"{'met' if rss <= limit else '**missed**'})")
+        facts.append(f"server RSS after load {cs['server rss after load']['MiB']:.0f} MiB")
     if "server rss at end" in cs:
-        facts.append(f"server RSS at the end {cs['server rss at end']['MiB']:.0f} MiB "
-                     f"(peak {cs['server rss at end']['peak MiB']:.0f} MiB)")
+        # The targets, held after the Capture load (what serving costs, not what starting does):
+        # ≤ 64 MiB at 100k entities, ≤ 500 MiB at 1M.
+        rss = cs["server rss at end"]["MiB"]
+        limit, size = (500, "1M") if name.endswith("-1m") else (64, "100k")
+        facts.append(f"server RSS at the end {rss:.0f} MiB (peak {cs['server rss at end']['peak MiB']:.0f} MiB; "
+                     f"target ≤ {limit} MiB at {size}: {'met' if rss <= limit else '**missed**'})")
+    memory = files["peers"].get("tantivy memory (MiB)")
+    if memory:
+        facts.append(f"tantivy's RSS after its faceted searches {memory['end']:.0f} MiB in a process of its own "
+                     f"({memory['end less interpreter']:.0f} MiB beyond Python's)")
     if "upsert until visible" in cs:
         facts.append(f"UpsertEntities of 100 over gRPC {cs['UpsertEntities of 100']['ms']:.0f} ms, visible to a Query "
                      f"after {cs['upsert until visible']['ms']:.0f} ms")
