@@ -25,6 +25,10 @@ public final class CatalogSnapshot: Sendable {
     let linkCache = LinkCache()
     /// Titles' analyzed terms, as ``titleTerms(of:)`` keeps them.
     let titleTermsCache = Mutex<[Int32: [String]]>([:])
+    /// Terms as the segments number them, as ``terms(_:)`` keeps them.
+    let termsCache = Mutex<[String: SegmentTerms]>([:])
+    /// Exact phrases' lists, as ``phrases(_:)`` keeps them.
+    let phrasesCache = Mutex<[UInt64: [SegmentPhrase]]>([:])
     private let derived = Mutex<Derived>(Derived())
     /// The median nearest-other distance of the catalog's built-in prints, once asked for (see
     /// ``medianPrintGap``).
@@ -149,10 +153,11 @@ public final class CatalogSnapshot: Sendable {
         for term in termOrder {
             yieldPoint.pass()
             guard let counts = termCounts[term] else { continue }
-            let numbers = segments.map { $0.term(term) }
+            // Numbered in this snapshot's cache: the terms worth counting are the searched ones.
+            let numbers = terms(TermKey(term)).numbers
             let having = { (si: Int, local: Int) -> Bool in
-                guard let number = numbers[si] else { return false }
-                let docs = self.segments[si].postings(number).docs
+                guard numbers[si] >= 0 else { return false }
+                let docs = self.segments[si].postings(Int(numbers[si])).docs
                 let at = docs.partitionPoint { $0 >= UInt32(local) }
                 return at < docs.endIndex && docs[at] == UInt32(local)
             }

@@ -32,6 +32,8 @@ public final class SearchEngine: Sendable {
         weak var justReplaced: CatalogSnapshot?
         /// Whether a merge is queued or running.
         var merging = false
+        /// Whether merges wait (see ``holdMerges()``).
+        var mergesHeld = false
         /// The files checkpoints wrote for heap segments, by segment serial.
         var persisted: [UInt64: String] = [:]
         /// The catalog file's bad lines, kept for the manifest.
@@ -444,11 +446,20 @@ public final class SearchEngine: Sendable {
 
     // MARK: Merges
 
+    /// Merges no more segments from now on: for a benchmark that times searches over the small
+    /// segments a write load leaves between merges, held at a count it chooses.
+    @_spi(Benchmarks) public func holdMerges() {
+        state.withLock { $0.mergesHeld = true }
+    }
+
+    /// The current snapshot's segments, for benchmarks that report them.
+    @_spi(Benchmarks) public var segmentCount: Int { snapshot.segments.count }
+
     /// Queues a merge when the policy asks for one and none is queued or running.
     private func scheduleMerge() {
         guard mergePolicy.segmentsToMerge(in: snapshot) != nil else { return }
         let start = state.withLock { state in
-            if state.merging { return false }
+            if state.merging || state.mergesHeld { return false }
             state.merging = true
             return true
         }

@@ -475,13 +475,17 @@ final class Segment: @unchecked Sendable {
     }
 
     /// A term's number, if the segment has the term.
-    func term(_ term: String) -> Int? {
+    func term(_ term: String) -> Int? { self.term(TermKey(term)) }
+
+    /// A term's number, if the segment has the term, looked up by the hash its key carries: a
+    /// search over many segments hashes each term once, not once per segment.
+    func term(_ key: TermKey) -> Int? {
         guard !termTable.isEmpty else { return nil }
         let mask = termTable.count - 1
-        var slot = Int(truncatingIfNeeded: Self.hash(term)) & mask
+        var slot = Int(truncatingIfNeeded: key.hash) & mask
         while termTable[slot] != 0 {
             let number = Int(termTable[slot] - 1)
-            if name(termStrings[number], equals: term) { return number }
+            if name(termStrings[number], equals: key.text) { return number }
             slot = (slot + 1) & mask
         }
         return nil
@@ -511,19 +515,16 @@ final class Segment: @unchecked Sendable {
         }
     }
 
-    /// Documents whose title or a tag analyzes to exactly these terms, ascending.
-    func phraseDocs(_ terms: [String]) -> UnsafeBufferPointer<UInt32> {
-        let hash = Self.hash(phrase: terms)
+    /// Where ``phraseDocs`` lists the documents of the phrase of this hash (empty when none has it).
+    func phrasePostings(phraseHash hash: UInt64) -> Range<Int> {
         var low = 0
         var high = phraseHashes.count
         while low < high {
             let mid = (low + high) / 2
             if phraseHashes[mid] < hash { low = mid + 1 } else { high = mid }
         }
-        guard low < phraseHashes.count, phraseHashes[low] == hash else {
-            return UnsafeBufferPointer(start: nil, count: 0)
-        }
-        return UnsafeBufferPointer(rebasing: phraseDocs[Int(phraseStart[low])..<Int(phraseStart[low + 1])])
+        guard low < phraseHashes.count, phraseHashes[low] == hash else { return 0..<0 }
+        return Int(phraseStart[low])..<Int(phraseStart[low + 1])
     }
 
     /// Counts over every document of the segment, deleted or not, computed once.
@@ -551,6 +552,17 @@ final class Segment: @unchecked Sendable {
 
     /// The hash of an analyzed phrase: its terms joined by spaces.
     static func hash(phrase: [String]) -> UInt64 { hash(phrase.joined(separator: " ")) }
+}
+
+/// A term and the hash every segment's term table is looked up by, computed once.
+struct TermKey: Sendable {
+    let text: String
+    let hash: UInt64
+
+    init(_ text: String) {
+        self.text = text
+        hash = Segment.hash(text)
+    }
 }
 
 #if canImport(Glibc)

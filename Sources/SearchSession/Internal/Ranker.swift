@@ -210,9 +210,9 @@ enum Ranker {
         var parts = [(list: Slice<UnsafeBufferPointer<UInt32>>, base: Int32)]()
         var span: (low: Int32, high: Int32)? = nil
         for group in groups {
-            for (si, segment) in snapshot.segments.enumerated() {
-                let base = snapshot.bases[si]
-                let list = segment.phraseDocs(group.terms)
+            for phrase in snapshot.phrases(Segment.hash(phrase: group.terms)) {
+                let base = snapshot.bases[phrase.segment]
+                let list = UnsafeBufferPointer(rebasing: snapshot.segments[phrase.segment].phraseDocs[phrase.postings])
                 let first = list.partitionPoint { Int64(base) + Int64($0) >= Int64(range.lowerBound) }
                 let end = list.partitionPoint { Int64(base) + Int64($0) >= Int64(range.upperBound) }
                 guard first < end else { continue }

@@ -32,7 +32,12 @@ enum TextIndex {
 
     /// The inverse document frequency of a term across the snapshot (0 for unknown terms).
     static func idf(_ term: String, in snapshot: CatalogSnapshot) -> Float {
-        let df = documentFrequency(term, in: snapshot)
+        idf(TermKey(term), in: snapshot)
+    }
+
+    /// The inverse document frequency of the term of `key` across the snapshot.
+    static func idf(_ key: TermKey, in snapshot: CatalogSnapshot) -> Float {
+        let df = documentFrequency(key, in: snapshot)
         guard df > 0 else { return 0 }
         let n = Float(snapshot.documentCount)
         return log(1 + (n - Float(df) + 0.5) / (Float(df) + 0.5))
@@ -40,18 +45,20 @@ enum TextIndex {
 
     /// How many documents of the snapshot's segments have `term` (deleted ones included).
     static func documentFrequency(_ term: String, in snapshot: CatalogSnapshot) -> Int {
-        var df = 0
-        for segment in snapshot.segments {
-            if let number = segment.term(term) {
-                df += Int(segment.postingStart[number + 1] - segment.postingStart[number])
-            }
-        }
-        return df
+        documentFrequency(TermKey(term), in: snapshot)
+    }
+
+    /// How many documents of the snapshot's segments have the term of `key` (deleted ones included).
+    static func documentFrequency(_ key: TermKey, in snapshot: CatalogSnapshot) -> Int {
+        snapshot.terms(key).documentFrequency
     }
 
     /// The live documents that have `term`, ascending.
     static func liveDocs(_ term: String, in snapshot: CatalogSnapshot) -> [Int32] {
-        live(in: snapshot) { segment in segment.term(term).map { segment.postings($0).docs } }
+        let numbers = snapshot.terms(TermKey(term)).numbers
+        return live(in: snapshot) { si, segment in
+            numbers[si] < 0 ? nil : segment.postings(Int(numbers[si])).docs
+        }
     }
 
     /// The live documents that have `term` and are not among `hits` (ascending, and documents
@@ -60,13 +67,15 @@ enum TextIndex {
     /// Whether a posting is a hit varies from one to the next like a coin toss, so the pass
     /// decides without branching: each posting is written, and only one to keep moves the end.
     static func liveDocs(_ term: String, in snapshot: CatalogSnapshot, except hits: [Int32]) -> [Int32] {
-        let postings = documentFrequency(term, in: snapshot)
+        let terms = snapshot.terms(TermKey(term))
+        let postings = terms.documentFrequency
         return hits.withUnsafeBufferPointer { hits in
             [Int32](unsafeUninitializedCapacity: postings) { out, written in
                 var kept = 0
                 var next = 0
                 for (si, segment) in snapshot.segments.enumerated() {
-                    guard let number = segment.term(term) else { continue }
+                    let number = Int(terms.numbers[si])
+                    guard number >= 0 else { continue }
                     let deleted = snapshot.deletes[si]
                     let checkDeleted = deleted.count > 0
                     let base = snapshot.bases[si]
@@ -89,11 +98,11 @@ enum TextIndex {
     /// The live documents of each segment's list (its own document numbers, ascending) as
     /// snapshot document numbers, ascending.
     private static func live(
-        in snapshot: CatalogSnapshot, _ list: (Segment) -> UnsafeBufferPointer<UInt32>?
+        in snapshot: CatalogSnapshot, _ list: (_ position: Int, Segment) -> UnsafeBufferPointer<UInt32>?
     ) -> [Int32] {
         var out = [Int32]()
         for (si, segment) in snapshot.segments.enumerated() {
-            guard let docs = list(segment) else { continue }
+            guard let docs = list(si, segment) else { continue }
             let deleted = snapshot.deletes[si]
             let base = snapshot.bases[si]
             out.reserveCapacity(out.count + docs.count)
@@ -148,7 +157,9 @@ enum TextIndex {
             groupTerms.append(positions)
         }
         guard !terms.isEmpty, !groupTerms.contains(where: \.isEmpty) else { return }
-        let idfs = terms.map { idf($0, in: snapshot) }
+        let keys = terms.map(TermKey.init)
+        let idfs = keys.map { idf($0, in: snapshot) }
+        let segmentNumbers = keys.map { snapshot.terms($0).numbers }
         if idfs.contains(0) { return }
         // The per-document loop reads only these raw buffers, so it retains and releases nothing.
         let termCount = terms.count
@@ -181,8 +192,9 @@ enum TextIndex {
             let base = snapshot.bases[si]
             guard range.lowerBound < base + Int32(segment.count), range.upperBound > base else { continue }
             var found = 0
-            for term in terms {
-                guard let number = segment.term(term) else { break }
+            for numbers in segmentNumbers {
+                let number = Int(numbers[si])
+                guard number >= 0 else { break }
                 let list = segment.postings(number)
                 listDocs[found] = list.docs
                 listFrequencies[found] = list.frequencies
@@ -386,7 +398,10 @@ enum TextIndex {
 
     /// Live documents whose title or a tag analyzes to exactly `terms`, ascending.
     static func exactMatches(_ terms: [String], in snapshot: CatalogSnapshot) -> [Int32] {
-        live(in: snapshot) { $0.phraseDocs(terms) }
+        let phrases = snapshot.phrases(Segment.hash(phrase: terms))
+        return live(in: snapshot) { si, segment in
+            phrases.first { $0.segment == si }.map { UnsafeBufferPointer(rebasing: segment.phraseDocs[$0.postings]) }
+        }
     }
 }
 

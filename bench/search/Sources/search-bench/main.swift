@@ -155,6 +155,38 @@ if arguments.count > 3 && arguments[3] == "upsert-loop" {
     }
     exit(0)
 }
+if arguments.count > 3 && arguments[3] == "segments-loop" {
+    // Captures on a snapshot of many small segments, as a write load leaves them between
+    // merges: the catalog, then N upserts of 100 other entities each (the number follows;
+    // merges held), then three timed passes of 8 s over the queries; the third is the figure.
+    let front = SearchSessions(engine: engine, store: InMemorySessionStore())
+    let batches = arguments.count > 4 ? Int(arguments[4]) ?? 0 : 0
+    engine.holdMerges()
+    for round in 0..<batches {
+        let batch = (0..<100).map { k -> Entity in
+            var e = file.entities[(round * 100 + k) % file.entities.count]
+            e.subtitle = "load \(round)"
+            return e
+        }
+        _ = try engine.upsert(batch)
+    }
+    engine.waitUntilIdle()
+    for label in ["first", "second", "third"] {
+        var samples = [Double]()
+        let end = ContinuousClock.now + .seconds(8)
+        var i = 0
+        while ContinuousClock.now < end {
+            let start = ContinuousClock.now
+            _ = try await front.capture(descriptors[i % descriptors.count], pageSize: 20)
+            samples.append(micros(ContinuousClock.now - start))
+            i += 1
+        }
+        samples.sort()
+        print(String(format: "%@ pass, %d segments: n=%d p50 %.0f µs p99 %.0f µs", label,
+            engine.segmentCount, samples.count, percentile(samples, 0.5), percentile(samples, 0.99)))
+    }
+    exit(0)
+}
 if arguments.count > 3 && arguments[3] == "write-loop" {
     // Captures while another thread upserts 100 entities every 100 ms (as bench/rpc/write-load
     // does over gRPC), then without writes: the engine's share of the write-load ratio.

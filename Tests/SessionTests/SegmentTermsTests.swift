@@ -1,0 +1,84 @@
+import Synchronization
+import Testing
+
+@testable import SearchSession
+
+/// A snapshot's terms and phrases, numbered once per snapshot (``CatalogSnapshot/terms(_:)``,
+/// ``CatalogSnapshot/phrases(_:)``), against each segment's own lookup.
+@Suite struct SegmentTermsTests {
+    /// The catalog and five upserts: six segments (fewer than a merge takes), the third upsert
+    /// replacing an entity of the catalog, so its first segment has a deleted document.
+    static func engine() throws -> SearchEngine {
+        let engine = SearchEngine(entities: [
+            Entity(type: "t", id: "a", title: "Red Guitar", tags: ["guitar", "red guitar"]),
+            Entity(type: "t", id: "b", title: "Blue Drum", tags: ["drum"]),
+            Entity(type: "t", id: "c", title: "Guitar", tags: ["vintage"]),
+        ])
+        try engine.upsert([Entity(type: "t", id: "d", title: "Red Drum", tags: ["red guitar"])])
+        try engine.upsert([Entity(type: "t", id: "e", title: "Green Flute")])
+        try engine.upsert([Entity(type: "t", id: "a", title: "Red Guitar Case", tags: ["guitar"])])
+        try engine.upsert([Entity(type: "t", id: "f", title: "Guitar", tags: ["drum"])])
+        try engine.upsert([Entity(type: "t", id: "g", title: "Piano")])
+        return engine
+    }
+
+    @Test func termsAreEachSegmentsOwnNumbers() throws {
+        let snapshot = try Self.engine().snapshot
+        #expect(snapshot.segments.count == 6)
+        for term in ["guitar", "red", "drum", "flute", "piano", "case", "vintage", "absent"] {
+            let numbered = snapshot.terms(TermKey(term))
+            let expected = snapshot.segments.map { Int32($0.term(term) ?? -1) }
+            #expect(numbered.numbers == expected, "\(term)")
+            let postings = snapshot.segments.reduce(0) { total, segment in
+                total + (segment.term(term).map { segment.postings($0).docs.count } ?? 0)
+            }
+            #expect(numbered.documentFrequency == postings, "\(term)")
+            // Asked again, the kept answer is the same.
+            #expect(snapshot.terms(TermKey(term)).numbers == expected)
+        }
+        // "guitar" is in the catalog's segment and three upserts' (a tag of d), a deleted document included.
+        #expect(snapshot.terms(TermKey("guitar")).numbers.filter { $0 >= 0 }.count == 4)
+        #expect(TextIndex.documentFrequency("guitar", in: snapshot) == 5)
+    }
+
+    @Test func phrasesAreEachSegmentsOwnLists() throws {
+        let snapshot = try Self.engine().snapshot
+        for phrase in [["red", "guitar"], ["guitar"], ["drum"], ["piano"], ["absent"]] {
+            let hash = Segment.hash(phrase: phrase)
+            let found = snapshot.phrases(hash)
+            let expected = snapshot.segments.indices.filter {
+                !snapshot.segments[$0].phrasePostings(phraseHash: hash).isEmpty
+            }
+            #expect(found.map(\.segment) == expected, "\(phrase)")
+            for entry in found {
+                #expect(entry.postings == snapshot.segments[entry.segment].phrasePostings(phraseHash: hash))
+            }
+        }
+        // Live documents whose title or a tag is exactly "red guitar": a (its first version is
+        // deleted, the new one has no such tag or title) no longer, d by its tag.
+        let refs = TextIndex.exactMatches(["red", "guitar"], in: snapshot).map { snapshot.entity(at: $0).id }
+        #expect(refs == ["d"])
+        #expect(TextIndex.exactMatches(["guitar"], in: snapshot).map { snapshot.entity(at: $0).id } == ["c", "a", "f"])
+    }
+
+    @Test func aWriteNumbersTermsInItsNewSnapshot() throws {
+        let engine = try Self.engine()
+        let before = engine.snapshot
+        #expect(before.terms(TermKey("harp")).documentFrequency == 0)
+        try engine.upsert([Entity(type: "t", id: "h", title: "Harp")])
+        let after = engine.snapshot
+        #expect(after.terms(TermKey("harp")).documentFrequency == 1)
+        #expect(after.terms(TermKey("harp")).numbers.last.map { $0 >= 0 } == true)
+        // The replaced snapshot keeps its own answer.
+        #expect(before.terms(TermKey("harp")).documentFrequency == 0)
+    }
+
+    @Test func theKeptTermsStartAgainPastTheirBound() throws {
+        let snapshot = try Self.engine().snapshot
+        for n in 0...CatalogSnapshot.termsKept {
+            _ = snapshot.terms(TermKey("absent\(n)"))
+        }
+        #expect(snapshot.termsCache.withLock { $0.count } <= CatalogSnapshot.termsKept)
+        #expect(snapshot.terms(TermKey("guitar")).documentFrequency == 5)
+    }
+}
