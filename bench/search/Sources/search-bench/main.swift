@@ -155,6 +155,19 @@ if arguments.count > 3 && arguments[3] == "upsert-loop" {
     }
     exit(0)
 }
+/// Each Capture's time (µs, ascending) of `front` going round the queries for `seconds`.
+func timedCaptures(_ front: SearchSessions, seconds: Double) async throws -> [Double] {
+    var samples = [Double]()
+    let end = ContinuousClock.now + .seconds(seconds)
+    var i = 0
+    while ContinuousClock.now < end {
+        let start = ContinuousClock.now
+        _ = try await front.capture(descriptors[i % descriptors.count], pageSize: 20)
+        samples.append(micros(ContinuousClock.now - start))
+        i += 1
+    }
+    return samples.sorted()
+}
 if arguments.count > 3 && arguments[3] == "segments-loop" {
     // Captures on a snapshot of many small segments, as a write load leaves them between
     // merges: the catalog, then N upserts of 100 other entities each (the number follows;
@@ -172,16 +185,7 @@ if arguments.count > 3 && arguments[3] == "segments-loop" {
     }
     engine.waitUntilIdle()
     for label in ["first", "second", "third"] {
-        var samples = [Double]()
-        let end = ContinuousClock.now + .seconds(8)
-        var i = 0
-        while ContinuousClock.now < end {
-            let start = ContinuousClock.now
-            _ = try await front.capture(descriptors[i % descriptors.count], pageSize: 20)
-            samples.append(micros(ContinuousClock.now - start))
-            i += 1
-        }
-        samples.sort()
+        let samples = try await timedCaptures(front, seconds: 8)
         print(String(format: "%@ pass, %d segments: n=%d p50 %.0f µs p99 %.0f µs", label,
             engine.segmentCount, samples.count, percentile(samples, 0.5), percentile(samples, 0.99)))
     }
@@ -210,16 +214,7 @@ if arguments.count > 3 && arguments[3] == "write-loop" {
     let front = SearchSessions(engine: engine, store: store)
     let seconds = arguments.count > 4 ? Double(arguments[4]) ?? 10 : 10
     func run(_ label: String) async throws {
-        var samples = [Double]()
-        let end = ContinuousClock.now + .seconds(seconds)
-        var i = 0
-        while ContinuousClock.now < end {
-            let start = ContinuousClock.now
-            _ = try await front.capture(descriptors[i % descriptors.count], pageSize: 20)
-            samples.append(micros(ContinuousClock.now - start))
-            i += 1
-        }
-        samples.sort()
+        let samples = try await timedCaptures(front, seconds: seconds)
         print(String(format: "%@: n=%d p50 %.0f µs p99 %.0f µs worst %.0f µs", label, samples.count,
             percentile(samples, 0.5), percentile(samples, 0.99), samples.last ?? 0))
     }
