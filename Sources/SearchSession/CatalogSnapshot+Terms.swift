@@ -17,8 +17,8 @@ struct SegmentPhrase: Sendable {
 }
 
 extension CatalogSnapshot {
-    /// The most terms a snapshot keeps numbered; past it the cache starts again (a search reads
-    /// a handful of terms, and a snapshot lives until the next write or merge).
+    /// The most terms, and the most phrases, a snapshot keeps numbered; past it that cache starts
+    /// again (a search reads a handful of each, and a snapshot lives until the next write or merge).
     static let termsKept = 4_096
 
     /// The term of `key` as each segment numbers it: looked up in every segment's term table once

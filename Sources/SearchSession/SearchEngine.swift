@@ -446,8 +446,9 @@ public final class SearchEngine: Sendable {
 
     // MARK: Merges
 
-    /// Merges no more segments from now on: for a benchmark that times searches over the small
-    /// segments a write load leaves between merges, held at a count it chooses.
+    /// Queues no more background merges from now on: for a benchmark that times searches over the
+    /// small segments a write load leaves between merges, held at a count it chooses. (A follower's
+    /// merges, made as it applies each change, are not held.)
     @_spi(Benchmarks) public func holdMerges() {
         state.withLock { $0.mergesHeld = true }
     }

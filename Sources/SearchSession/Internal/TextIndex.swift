@@ -32,12 +32,11 @@ enum TextIndex {
 
     /// The inverse document frequency of a term across the snapshot (0 for unknown terms).
     static func idf(_ term: String, in snapshot: CatalogSnapshot) -> Float {
-        idf(TermKey(term), in: snapshot)
+        idf(documentFrequency: documentFrequency(term, in: snapshot), in: snapshot)
     }
 
-    /// The inverse document frequency of the term of `key` across the snapshot.
-    static func idf(_ key: TermKey, in snapshot: CatalogSnapshot) -> Float {
-        let df = documentFrequency(key, in: snapshot)
+    /// The inverse document frequency of a term that `df` documents of the snapshot have.
+    static func idf(documentFrequency df: Int, in snapshot: CatalogSnapshot) -> Float {
         guard df > 0 else { return 0 }
         let n = Float(snapshot.documentCount)
         return log(1 + (n - Float(df) + 0.5) / (Float(df) + 0.5))
@@ -157,9 +156,9 @@ enum TextIndex {
             groupTerms.append(positions)
         }
         guard !terms.isEmpty, !groupTerms.contains(where: \.isEmpty) else { return }
-        let keys = terms.map(TermKey.init)
-        let idfs = keys.map { idf($0, in: snapshot) }
-        let segmentNumbers = keys.map { snapshot.terms($0).numbers }
+        let numbered = terms.map { snapshot.terms(TermKey($0)) }
+        let idfs = numbered.map { idf(documentFrequency: $0.documentFrequency, in: snapshot) }
+        let segmentNumbers = numbered.map(\.numbers)
         if idfs.contains(0) { return }
         // The per-document loop reads only these raw buffers, so it retains and releases nothing.
         let termCount = terms.count
