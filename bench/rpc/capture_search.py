@@ -115,7 +115,7 @@ def main():
         lines = sum(1 for _ in f)
     limit, size = (500, "1M") if lines >= 1_000_000 else (64, "100k")
     loaded = result["server rss after load"]
-    print(f"server RSS after load: {rss:.1f} MiB ({loaded['anonymous MiB']:.1f} heap + {loaded['file MiB']:.1f} mapped)")
+    print(f"server RSS after load: {rss:.1f} MiB ({loaded['anonymous MiB']:.1f} heap + {loaded['file MiB']:.1f} file-backed)")
 
     capture, search = stub.Capture, stub.Search
     requests = [pb.CaptureRequest(descriptor=descriptor(q), page_size=20) for q in queries]
