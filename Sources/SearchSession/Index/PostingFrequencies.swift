@@ -1,14 +1,18 @@
-/// A term's saturated frequencies (``TextIndex/saturate(_:)``) as a segment stores them: a 16-bit
-/// code per posting into the segment's table of distinct values.
+/// A term's saturated frequencies (``TextIndex/saturate(_:)``) as a segment stores them: an 8-bit
+/// code per posting into the segment's table of at most 256 values.
 ///
-/// Postings are most of what a search keeps resident (on a 100k-entity catalog of common words,
-/// 23 of the 43 MiB of its segment that Captures touch), and a catalog's postings take few
-/// distinct frequencies (a term's counts per field over field lengths: 460 on shop-100k, 29,248 on
-/// sparse-100k), so a code of half the width gives every posting its exact Float32 back and scores
-/// stay the same to the bit. A segment with more than 65,536 distinct values rounds them to fewer
-/// mantissa bits until they fit (``FrequencyTable/init(_:)``), its only inexact case.
+/// Postings are most of what a search keeps resident (on a 100k-entity catalog of long listings,
+/// 32 of the 51 MiB of its segment that Captures touch), and the frequency is a quarter of each
+/// posting's bytes at this width (half of them at 16 bits). A segment with at most 256 distinct
+/// values (every test catalog, and small segments that writes add) gets each posting's exact
+/// Float32 back; a larger one rounds its values to fewer mantissa bits until 256 hold them
+/// (``FrequencyTable/init(_:)``), order kept: the bench catalogs' values lie within 2 to 3.3
+/// octaves (0.2 to 2.2), so 6 or 7 mantissa bits stay and each value is within 1/128 of its own.
+/// Lucene keeps its length norms in one byte for the same reason; the check is the sheet's
+/// nDCG@10 against `bench/search-peers.py`'s judgements (bench/search/README.md, twenty-first
+/// pass).
 struct PostingFrequencies {
-    let codes: UnsafeBufferPointer<UInt16>
+    let codes: UnsafeBufferPointer<UInt8>
     /// The segment's values, a power of two of them: a code is masked into range, so even a code
     /// that is not in the table reads a value of the table, never past it.
     let values: UnsafeBufferPointer<Float>
@@ -32,11 +36,11 @@ struct PostingFrequencies {
 
 /// The codes and the table of values a segment stores for its postings' frequencies.
 struct FrequencyTable {
-    static let capacity = 1 << 16
+    static let capacity = 1 << 8
 
     /// Ascending distinct values, padded with the last to a power of two (at least one).
     let values: [Float]
-    let codes: [UInt16]
+    let codes: [UInt8]
 
     init(_ frequencies: [Float]) {
         // Rounded as distinct values, not per posting: a large segment has tens of millions of
@@ -50,10 +54,10 @@ struct FrequencyTable {
         }
         // Rounding keeps the order, so equal rounded values are neighbours.
         var distinct = [Float]()
-        var code = [Float: UInt16](minimumCapacity: original.count)
+        var code = [Float: UInt8](minimumCapacity: original.count)
         for (value, roundedValue) in zip(original, rounded) {
             if distinct.last != roundedValue { distinct.append(roundedValue) }
-            code[value] = UInt16(distinct.count - 1)
+            code[value] = UInt8(distinct.count - 1)
         }
         codes = frequencies.map { code[$0]! }
         var size = 1

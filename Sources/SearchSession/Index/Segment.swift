@@ -66,7 +66,7 @@ final class Segment: @unchecked Sendable {
     let termTable: UnsafeBufferPointer<UInt32>
     let postingStart: UnsafeBufferPointer<UInt32>
     let postingDocs: UnsafeBufferPointer<UInt32>
-    let postingFrequencyCodes: UnsafeBufferPointer<UInt16>
+    let postingFrequencyCodes: UnsafeBufferPointer<UInt8>
     let frequencyValues: UnsafeBufferPointer<Float>
     let phraseHashes: UnsafeBufferPointer<UInt64>
     let phraseStart: UnsafeBufferPointer<UInt32>

@@ -4,7 +4,7 @@ internal import CZlib
 ///
 /// A segment is a header and a list of sections; every section is a flat array of one fixed-width
 /// little-endian scalar type, 16-byte aligned, so a reader uses it in place (a mapped file needs no
-/// parse). The header is the magic `VISEG012`, the section count (UInt32) and the CRC-32 (zlib's)
+/// parse). The header is the magic `VISEG013`, the section count (UInt32) and the CRC-32 (zlib's)
 /// of every byte after the header's 16, then one 24-byte entry per section: key (UInt32), element
 /// size (UInt32), byte offset (UInt64) and element count (UInt64).
 ///
@@ -12,7 +12,7 @@ internal import CZlib
 /// disk (a flipped bit, a torn block) is refused, and the catalog is built again from its file and
 /// log instead of answering from damaged postings or reading out of bounds.
 enum SegmentFormat {
-    static let magic: [UInt8] = Array("VISEG012".utf8)
+    static let magic: [UInt8] = Array("VISEG013".utf8)
     static let headerSize = 16
     static let entrySize = 24
     /// Where the checksum sits in the header.
@@ -129,7 +129,7 @@ struct SectionKey: Hashable, Sendable, Comparable {
     static let termTable = SectionKey(rawValue: 61)  // open addressing: term number + 1, 0 empty
     static let postingStart = SectionKey(rawValue: 62)
     static let postingDocs = SectionKey(rawValue: 63)
-    // UInt16 per posting: its frequency's place in frequencyValues (see PostingFrequencies).
+    // UInt8 per posting: its frequency's place in frequencyValues (see PostingFrequencies).
     static let postingFrequencyCodes = SectionKey(rawValue: 64)
     static let frequencyValues = SectionKey(rawValue: 68)  // Float32, a power of two of them
     static let phraseHashes = SectionKey(rawValue: 65)  // UInt64, ascending
