@@ -254,7 +254,9 @@ extension SearchEngine {
                 counts, facetOf: nil, facets: 1, limit: limit, keepsAll: [!selected.isEmpty])
             let candidates = showable.values(of: 0).map { value in
                 let name = names[Int(value)]
-                return FacetValue(value: name, count: Int(counts[Int(value)]), selected: selected.contains(name))
+                return FacetValue(
+                    value: name, count: Int(counts[Int(value)]), selected: selected.contains(name),
+                    labelNumber: Int32(value))
             }
             let (values, more) = Self.ordered(
                 candidates, selected: selected, limit: limit, counted: showable.counted[0])
@@ -305,12 +307,14 @@ extension SearchEngine {
             if seen == nil && counted == 0 { continue }
             let selected = selections[attribute]
             let candidates =
-                stringCandidates.map { (label: numbering.valueLabels[Int($0)], count: Int(counts.values[Int($0)])) }
-                + labelledValues[attribute]
+                stringCandidates.map {
+                    (label: numbering.valueLabels[Int($0)], count: Int(counts.values[Int($0)]), number: Int32($0))
+                } + labelledValues[attribute].map { (label: $0.label, count: $0.count, number: Int32(-1)) }
             let (values, more) = Self.ordered(
                 candidates.map {
                     FacetValue(
-                        value: $0.label, count: $0.count, selected: !selected.isEmpty && selected.contains($0.label))
+                        value: $0.label, count: $0.count, selected: !selected.isEmpty && selected.contains($0.label),
+                        labelNumber: $0.number)
                 },
                 selected: selected, limit: limit, counted: counted)
             if values.isEmpty { continue }

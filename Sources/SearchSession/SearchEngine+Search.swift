@@ -129,6 +129,8 @@ extension SearchEngine {
         var filters: [AttributeFilter]
         var relaxations: [Relaxation]
         var browse: [FacetValue]
+        /// What the facets' value numbers (``FacetValue/labelNumber``) number.
+        var facetLabels = FacetLabels()
     }
 
     /// What a refinement matches before its constraints: candidates in document order, or every
@@ -319,7 +321,8 @@ extension SearchEngine {
             splitFrom: splitting ? Ranker.candidatesWorthASecondCore : .max)
         return Evaluation(
             queryText: queryText, chips: selection.chips, groups: selection.groups, hits: ordered, total: total,
-            facets: facets, filters: selection.constraints.filters, relaxations: relaxations, browse: browse)
+            facets: facets, filters: selection.constraints.filters, relaxations: relaxations, browse: browse,
+            facetLabels: FacetLabels(snapshot.numbering))
     }
 
     /// The most hits a refinement keeps only the best of (see ``RelaxationContext/keepsBest``): a

@@ -222,6 +222,27 @@ public struct FacetValue: Hashable, Sendable {
     public var count: Int
     /// Whether it is selected.
     public var selected: Bool
+    /// The value's number in the facet numbering it was counted in (a type, category or string
+    /// value number: see ``FacetLabels``), or -1 for a label made from a number. The evaluation
+    /// cache keeps the number instead of the text; it is not part of the value's identity.
+    var labelNumber: Int32
+
+    init(value: String, count: Int, selected: Bool, labelNumber: Int32 = -1) {
+        self.value = value
+        self.count = count
+        self.selected = selected
+        self.labelNumber = labelNumber
+    }
+
+    public static func == (a: FacetValue, b: FacetValue) -> Bool {
+        a.value == b.value && a.count == b.count && a.selected == b.selected
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(value)
+        hasher.combine(count)
+        hasher.combine(selected)
+    }
 }
 
 /// One facet: a dimension with value counts, largest count first.

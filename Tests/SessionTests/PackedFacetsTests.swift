@@ -56,4 +56,86 @@ import Testing
         #expect(packed.all == values)
         #expect(packed.bytes < 1000 * 56)
     }
+
+    /// Labels as a snapshot's numbering would give them, and the facets counted in them.
+    static let labels = FacetLabels(
+        types: ["album", "song"], categories: ["Deutschland", "Deutschland/Berlin"],
+        values: (0..<1000).map { "Deutschland/Berlin/Berlin/Straße \($0 + 100_000)" })
+
+    static let numberedFacets = [
+        Facet(
+            name: "type", kind: .type,
+            values: [
+                FacetValue(value: "song", count: 7, selected: true, labelNumber: 1),
+                FacetValue(value: "album", count: 3, selected: false, labelNumber: 0),
+            ]),
+        Facet(
+            name: "category", kind: .category,
+            values: [FacetValue(value: "Deutschland/Berlin", count: 4, selected: false, labelNumber: 1)]),
+        // A string attribute whose numbers are counted by their text too: those have no number.
+        Facet(
+            name: "street", kind: .string,
+            values: (0..<1000).map {
+                FacetValue(
+                    value: labels.values[$0], count: 1000 - $0, selected: $0 == 3, labelNumber: Int32($0))
+            } + [FacetValue(value: "42", count: 1, selected: false)]),
+        Facet(
+            name: "price", kind: .number,
+            values: [FacetValue(value: "100..199", count: 5, selected: false, labelNumber: -1)]),
+    ]
+
+    @Test func numberedValuesComeBackAsTheirLabelsAndCostEightBytes() {
+        let packed = PackedFacets(Self.numberedFacets, labels: Self.labels)
+        let unpacked = packed.facets
+        #expect(unpacked == Self.numberedFacets)
+        // The numbers come back too, so a page cut from the cache packs the same way again.
+        #expect(
+            unpacked.flatMap { $0.values.map(\.labelNumber) }
+                == Self.numberedFacets.flatMap {
+                    $0.values.map(\.labelNumber)
+                })
+        // 1,005 values: eight bytes each and the two texts kept ("42", "100..199"), against
+        // 48 KB with every street's text.
+        #expect(packed.bytes < 1_005 * 8 + 1_024)
+        #expect(PackedFacets(Self.numberedFacets).bytes > 40 * 1_000)
+    }
+
+    @Test func aNumberThatDoesNotNameItsTextKeepsTheText() {
+        // A number past the labels, one naming another text, and one of the wrong kind's labels
+        // (a type number on a category): each value comes back with its own text.
+        let facets = [
+            Facet(
+                name: "type", kind: .type,
+                values: [
+                    FacetValue(value: "album", count: 2, selected: false, labelNumber: 9),
+                    FacetValue(value: "album", count: 1, selected: false, labelNumber: 1),
+                ]),
+            Facet(
+                name: "category", kind: .category,
+                values: [FacetValue(value: "song", count: 1, selected: false, labelNumber: 1)]),
+        ]
+        let packed = PackedFacets(facets, labels: Self.labels)
+        #expect(packed.facets == facets)
+        #expect(packed.facets.flatMap { $0.values.map(\.value) } == ["album", "album", "song"])
+    }
+
+    @Test func textsBetweenNumberedValuesComeBackByPosition() {
+        // Ranges that start with a numbered value, with texts before and after them: each
+        // range's first text starts where the last text before the range ended.
+        let labels = Self.labels.values
+        func numbered(_ n: Int) -> FacetValue {
+            FacetValue(value: labels[n], count: n, selected: false, labelNumber: Int32(n))
+        }
+        func text(_ t: String) -> FacetValue { FacetValue(value: t, count: 1, selected: t == "b") }
+        let ranges: [[FacetValue]] = [
+            [text("a"), numbered(4)], [numbered(5), text("b"), numbered(6), text("")],
+            [numbered(7)], [numbered(8), text("ccc")],
+        ]
+        var values = PackedFacetValues()
+        let positions = ranges.map { values.append($0, labels: labels) }
+        for (range, expected) in zip(positions, ranges) {
+            #expect(values.values(range, labels: labels) == expected)
+        }
+        #expect(values.values(0..<values.count, labels: labels) == ranges.flatMap { $0 })
+    }
 }

@@ -38,7 +38,8 @@ final class EvaluationCache: Sendable {
             self.evaluation = evaluation
             self.evaluation.facets = []
             self.evaluation.browse = []
-            facets = PackedFacets(evaluation.facets)
+            self.evaluation.facetLabels = FacetLabels()
+            facets = PackedFacets(evaluation.facets, labels: evaluation.facetLabels)
             browse = PackedFacetValues(evaluation.browse)
             bytes = 512 + evaluation.hits.count * MemoryLayout<Candidate>.stride + facets.bytes + browse.bytes
             self.used = used
@@ -123,8 +124,8 @@ final class EvaluationCache: Sendable {
     /// How many lookups found their evaluation (for tests and metrics).
     var hits: Int { state.withLock { $0.hits } }
 
-    /// A hash of what an evaluation reads from a session: its labels, free text, prints, source
-    /// and locale.
+    /// A hash of what an evaluation reads from a session: its labels, free text, prints, source,
+    /// locale, print distance and picture match.
     static func contentHash(of session: SessionRecord) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ value: UInt64) {
@@ -147,6 +148,8 @@ final class EvaluationCache: Sendable {
         // The raw value, not an interpolation: that reflects on the enum, on every call.
         mix(session.source.rawValue)
         mix(session.locale)
+        // Pictures' matches farther than this are not hits: another distance, other hits.
+        mix(session.maxDistance.map { UInt64($0.bitPattern) } ?? .max)
         if let match = session.pictureMatch {
             mix(match.entity.type)
             mix(match.entity.id)

@@ -1,14 +1,17 @@
-/// Facet values as the evaluation cache keeps them: every value's text in one byte arena with
-/// its end offset, and its count, instead of a `FacetValue` each.
+/// Facet values as the evaluation cache keeps them: a value the facet numbering names by number
+/// (a type, category or string value) as that number, any other's text in one byte arena with
+/// its end offset, and every value's count, instead of a `FacetValue` each.
 ///
 /// A Capture's facets can list a hundred values for each of forty attributes, and the cache
 /// keeps hundreds of evaluations: as `FacetValue`s that was 32 bytes a value plus a heap object
 /// for each text past 15 bytes (category paths, streets, authors), most of the cache's memory.
-/// Packed, a value costs its text's bytes and eight more; it is unpacked when a page is cut.
+/// Packed, a value costs eight bytes (its text's bytes more for a bucket label or a number
+/// counted by its text); it is unpacked when a page is cut, its text read from ``FacetLabels``.
 struct PackedFacetValues: Sendable {
     private var text: [UInt8] = []
-    /// Per value, where its text ends in ``text``.
-    private var textEnds: [UInt32] = []
+    /// Per value, its number in the labels it was appended with (0 or more), or where its text
+    /// ends in ``text``, bits inverted (below 0); a text starts where the previous one ended.
+    private var references: [Int32] = []
     /// Per value, its count.
     private var counts: [Int32] = []
     /// The positions of the selected values (few: what the user picked).
@@ -16,28 +19,47 @@ struct PackedFacetValues: Sendable {
 
     init() {}
 
-    init(_ values: [FacetValue]) {
-        reserve(values: values.count, textBytes: values.reduce(0) { $0 + $1.value.utf8.count })
-        append(values)
+    /// Packs `values`, naming by number those whose ``FacetValue/labelNumber`` names their
+    /// text in `labels`.
+    init(_ values: [FacetValue], labels: [String]? = nil) {
+        reserve(values: values.count, textBytes: Self.textBytes(of: values, labels: labels))
+        append(values, labels: labels)
+    }
+
+    /// Whether `value` is kept as its number in `labels`: only if that number names its very
+    /// text there, so a cached page shows what was counted even if a number went astray.
+    private static func isNumbered(_ value: FacetValue, in labels: [String]?) -> Bool {
+        guard let labels, value.labelNumber >= 0, Int(value.labelNumber) < labels.count else { return false }
+        return labels[Int(value.labelNumber)] == value.value
+    }
+
+    /// The text bytes `values` keep when appended with `labels`.
+    static func textBytes(of values: [FacetValue], labels: [String]?) -> Int {
+        values.reduce(0) { $0 + (isNumbered($1, in: labels) ? 0 : $1.value.utf8.count) }
     }
 
     /// Makes room for `values` more values with `textBytes` of text in all: kept entries are
     /// made to size, not grown by doubling.
     mutating func reserve(values: Int, textBytes: Int) {
         text.reserveCapacity(text.count + textBytes)
-        textEnds.reserveCapacity(textEnds.count + values)
+        references.reserveCapacity(references.count + values)
         counts.reserveCapacity(counts.count + values)
     }
 
     var count: Int { counts.count }
 
-    /// Appends `values` and returns their positions.
+    /// Appends `values` (by number where `labels` names them) and returns their positions.
     @discardableResult
-    mutating func append(_ values: [FacetValue]) -> Range<Int> {
+    mutating func append(_ values: [FacetValue], labels: [String]? = nil) -> Range<Int> {
         let start = counts.count
         for value in values {
-            text.append(contentsOf: value.value.utf8)
-            textEnds.append(UInt32(text.count))
+            if Self.isNumbered(value, in: labels) {
+                references.append(value.labelNumber)
+            } else {
+                text.append(contentsOf: value.value.utf8)
+                // A cache entry's text is a few kilobytes: far below 2^31.
+                references.append(~Int32(text.count))
+            }
             // Counts are live documents of one snapshot: far below 2^31.
             counts.append(Int32(clamping: value.count))
             if value.selected { selected.append(Int32(counts.count - 1)) }
@@ -45,20 +67,29 @@ struct PackedFacetValues: Sendable {
         return start..<counts.count
     }
 
-    /// The values at `positions`, as they were appended.
-    func values(_ positions: Range<Int>) -> [FacetValue] {
+    /// The values at `positions`, as they were appended (with the same `labels`).
+    func values(_ positions: Range<Int>, labels: [String]? = nil) -> [FacetValue] {
         var out = [FacetValue]()
         out.reserveCapacity(positions.count)
         var selectedIndex = selected.partitionPoint { Int($0) >= positions.lowerBound }
+        // Where the range's first text starts: where the last text before it ended.
+        var textStart = references[..<positions.lowerBound].last(where: { $0 < 0 }).map { Int(~$0) } ?? 0
         for position in positions {
-            let start = position == 0 ? 0 : Int(textEnds[position - 1])
-            let end = Int(textEnds[position])
             let isSelected = selectedIndex < selected.count && Int(selected[selectedIndex]) == position
             if isSelected { selectedIndex += 1 }
+            let reference = references[position]
+            let label: String
+            if reference >= 0 {
+                label = labels![Int(reference)]
+            } else {
+                let end = Int(~reference)
+                label = String(decoding: text[textStart..<end], as: UTF8.self)
+                textStart = end
+            }
             out.append(
                 FacetValue(
-                    value: String(decoding: text[start..<end], as: UTF8.self), count: Int(counts[position]),
-                    selected: isSelected))
+                    value: label, count: Int(counts[position]), selected: isSelected,
+                    labelNumber: max(reference, -1)))
         }
         return out
     }
@@ -68,7 +99,40 @@ struct PackedFacetValues: Sendable {
 
     /// The bytes the arrays hold.
     var bytes: Int {
-        text.capacity + textEnds.capacity * 4 + counts.capacity * 4 + selected.capacity * 4
+        text.capacity + references.capacity * 4 + counts.capacity * 4 + selected.capacity * 4
+    }
+}
+
+/// The labels a snapshot's facet numbering numbers (its ``FacetNumbering``'s types, categories
+/// and string values), which packed facet values name by number.
+///
+/// The arrays are the numbering's own (shared, not copied): a cache entry that outlives its
+/// snapshot's numbering keeps them, a few hundred kilobytes on a catalog of 35,000 values.
+struct FacetLabels: Sendable {
+    var types: [String] = []
+    var categories: [String] = []
+    var values: [String] = []
+
+    init(types: [String] = [], categories: [String] = [], values: [String] = []) {
+        self.types = types
+        self.categories = categories
+        self.values = values
+    }
+
+    init(_ numbering: FacetNumbering) {
+        types = numbering.typeNames
+        categories = numbering.categoryNames
+        values = numbering.valueLabels
+    }
+
+    /// The labels a facet of `kind` numbers its values in; `nil` for buckets, which have none.
+    func labels(of kind: FacetKind) -> [String]? {
+        switch kind {
+        case .type: types
+        case .category: categories
+        case .string: values
+        case .number: nil
+        }
     }
 }
 
@@ -84,30 +148,37 @@ struct PackedFacets: Sendable {
 
     private var headers: [Header] = []
     private var values = PackedFacetValues()
+    private let labels: FacetLabels
 
-    init(_ facets: [Facet]) {
+    /// Packs `facets`, whose values are numbered in `labels` (see ``FacetValue/labelNumber``).
+    init(_ facets: [Facet], labels: FacetLabels = FacetLabels()) {
+        self.labels = labels
         headers.reserveCapacity(facets.count)
         var valueCount = 0
         var textBytes = 0
         for facet in facets {
             valueCount += facet.values.count
-            for value in facet.values { textBytes += value.value.utf8.count }
+            textBytes += PackedFacetValues.textBytes(of: facet.values, labels: labels.labels(of: facet.kind))
         }
         values.reserve(values: valueCount, textBytes: textBytes)
         for facet in facets {
             headers.append(
                 Header(
                     name: facet.name, kind: facet.kind, moreValues: facet.moreValues,
-                    values: values.append(facet.values)))
+                    values: values.append(facet.values, labels: labels.labels(of: facet.kind))))
         }
     }
 
     /// The facets as they were packed.
     var facets: [Facet] {
-        headers.map { Facet(name: $0.name, kind: $0.kind, values: values.values($0.values), moreValues: $0.moreValues) }
+        headers.map {
+            Facet(
+                name: $0.name, kind: $0.kind, values: values.values($0.values, labels: labels.labels(of: $0.kind)),
+                moreValues: $0.moreValues)
+        }
     }
 
-    /// The bytes held, names included.
+    /// The bytes held, names included (not the labels: the snapshot's numbering holds them).
     var bytes: Int {
         values.bytes + headers.capacity * MemoryLayout<Header>.stride
             + headers.reduce(0) { $0 + ($1.name.utf8.count > 15 ? $1.name.utf8.count + 32 : 0) }
