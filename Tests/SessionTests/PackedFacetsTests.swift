@@ -60,7 +60,8 @@ import Testing
     /// Labels as a snapshot's numbering would give them, and the facets counted in them.
     static let labels = FacetLabels(
         types: ["album", "song"], categories: ["Deutschland", "Deutschland/Berlin"],
-        values: (0..<1000).map { "Deutschland/Berlin/Berlin/Straße \($0 + 100_000)" })
+        values: (0..<1000).map { "Deutschland/Berlin/Berlin/Straße \($0 + 100_000)" },
+        attributes: ["price", "street"] + (0..<40).map { "an attribute name longer than fifteen bytes \($0)" })
 
     static let numberedFacets = [
         Facet(
@@ -137,5 +138,18 @@ import Testing
             #expect(values.values(range, labels: labels) == expected)
         }
         #expect(values.values(0..<values.count, labels: labels) == ranges.flatMap { $0 })
+    }
+
+    @Test func attributeFacetsAreNamedByNumberInSixteenBytes() {
+        // Forty attribute facets with long names, and "type", which no attribute has: every name
+        // comes back, and a header costs sixteen bytes, not its name's object.
+        let names = ["type"] + Self.labels.attributes
+        let facets = names.enumerated().map { number, name in
+            Facet(name: name, kind: number == 0 ? .type : .number, values: [], moreValues: number)
+        }
+        let packed = PackedFacets(facets, labels: Self.labels)
+        #expect(packed.facets == facets)
+        #expect(packed.bytes <= facets.count * 16 + 64)
+        #expect(PackedFacets(facets).bytes > facets.count * 48)
     }
 }

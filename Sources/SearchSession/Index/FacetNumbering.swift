@@ -25,7 +25,7 @@ struct FacetNumbering: Sendable {
 
     private var typeNumbers: [String: Int32] = [:]
     private var categoryNumbers: [String: Int32] = [:]
-    private var attributeNumbers: [String: Int32] = [:]
+    private(set) var attributeNumbers: [String: Int32] = [:]
     private var valueNumbers: [ValueKey: Int32] = [:]
 
     private struct ValueKey: Hashable {
