@@ -18,11 +18,14 @@ extension SearchEngine {
     ///   counts less those of its other documents are counted instead of the hits.
     /// - Parameter splitFrom: How many pairs to count make it worth two cores.
     /// - Parameter termCountsFrom: How many hits make a term's counts worth keeping.
+    /// - Parameter numbering: The snapshot's numbering, when the caller holds it already (the
+    ///   values' ``FacetValue/labelNumber``s number its labels).
     static func facets(
         _ snapshot: CatalogSnapshot, docs hits: [Int32]?, constraints: Constraints, request: SearchRequest,
-        covering: [String] = [], splitFrom: Int = pairsWorthASecondCore, termCountsFrom: Int = termCountsFrom
+        covering: [String] = [], splitFrom: Int = pairsWorthASecondCore, termCountsFrom: Int = termCountsFrom,
+        numbering: FacetNumbering? = nil
     ) -> [Facet] {
-        let numbering = snapshot.numbering
+        let numbering = numbering ?? snapshot.numbering
         if hits == nil && constraints.isEmpty {
             return facets(
                 snapshot.everythingCounts, seen: nil, numbering: numbering, constraints: constraints, request: request)

@@ -312,9 +312,12 @@ extension SearchEngine {
         let covering =
             context.prints.isEmpty
             ? Ranker.usableGroups(selection.groups).flatMap { selection.groups[$0].terms } : []
+        // One numbering for the facets and for their labels in the evaluation cache: a replaced
+        // snapshot may drop its numbering and make another meanwhile.
+        let numbering = snapshot.numbering
         let facets = Self.facets(
             snapshot, docs: docs, constraints: selection.constraints, request: request,
-            covering: covering, splitFrom: splitting ? Self.pairsWorthASecondCore : .max)
+            covering: covering, splitFrom: splitting ? Self.pairsWorthASecondCore : .max, numbering: numbering)
         let total = hits.count
         let ordered = Self.order(
             hits, in: snapshot, by: request.sort, locale: session.locale, needed: needed,
@@ -322,7 +325,7 @@ extension SearchEngine {
         return Evaluation(
             queryText: queryText, chips: selection.chips, groups: selection.groups, hits: ordered, total: total,
             facets: facets, filters: selection.constraints.filters, relaxations: relaxations, browse: browse,
-            facetLabels: FacetLabels(snapshot.numbering))
+            facetLabels: FacetLabels(numbering))
     }
 
     /// The most hits a refinement keeps only the best of (see ``RelaxationContext/keepsBest``): a

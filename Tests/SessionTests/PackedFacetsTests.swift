@@ -101,23 +101,24 @@ import Testing
         #expect(PackedFacets(Self.numberedFacets).bytes > 40 * 1_000)
     }
 
-    @Test func aNumberThatDoesNotNameItsTextKeepsTheText() {
-        // A number past the labels, one naming another text, and one of the wrong kind's labels
-        // (a type number on a category): each value comes back with its own text.
+    @Test func aNumberOutsideItsLabelsKeepsTheText() {
+        // A number past the labels, and a number on a bucket facet, which has no labels: each
+        // value comes back with its own text.
         let facets = [
             Facet(
                 name: "type", kind: .type,
                 values: [
                     FacetValue(value: "album", count: 2, selected: false, labelNumber: 9),
-                    FacetValue(value: "album", count: 1, selected: false, labelNumber: 1),
+                    FacetValue(value: "song", count: 1, selected: false, labelNumber: 1),
                 ]),
             Facet(
-                name: "category", kind: .category,
-                values: [FacetValue(value: "song", count: 1, selected: false, labelNumber: 1)]),
+                name: "price", kind: .number,
+                values: [FacetValue(value: "100..199", count: 1, selected: false, labelNumber: 0)]),
         ]
         let packed = PackedFacets(facets, labels: Self.labels)
         #expect(packed.facets == facets)
-        #expect(packed.facets.flatMap { $0.values.map(\.value) } == ["album", "album", "song"])
+        #expect(packed.facets.flatMap { $0.values.map(\.value) } == ["album", "song", "100..199"])
+        #expect(packed.facets.flatMap { $0.values.map(\.labelNumber) } == [-1, 1, -1])
     }
 
     @Test func textsBetweenNumberedValuesComeBackByPosition() {
