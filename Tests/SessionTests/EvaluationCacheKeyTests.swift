@@ -23,3 +23,37 @@ import Testing
                 != EvaluationCache.contentHash(of: Self.record(maxDistance: nil, locale: "de")))
     }
 }
+
+/// The evaluation cache past its budget: the least recently used entries go first.
+@Suite struct EvaluationCacheEvictionTests {
+    static func key(_ i: Int) -> EvaluationCache.Key {
+        EvaluationCache.Key(
+            session: "s\(i)", content: 0, refinement: 0, version: 1, generation: 0, maxFacetValues: 0, linker: nil)
+    }
+
+    static let evaluation = SearchEngine.Evaluation(
+        queryText: "red", chips: [], groups: [], hits: [], total: 0,
+        facets: [Facet(name: "colour", kind: .string, values: [FacetValue(value: "red", count: 3, selected: false)])],
+        filters: [], relaxations: [], browse: [])
+
+    @Test func theLeastRecentlyUsedGoFirstAndTheBudgetHolds() {
+        // Over 512 bytes an entry: a 30 KB budget holds fewer than sixty.
+        let cache = EvaluationCache(budget: 30_000)
+        for i in 0..<100 { cache.store(Self.evaluation, for: Self.key(i)) }
+        let held = (0..<100).filter { cache.evaluation(Self.key($0), needed: 0) != nil }
+        #expect(!held.isEmpty && held.count < 100)
+        // Those still held were the last stored; entry 0 is gone.
+        #expect(held == Array((100 - held.count)..<100))
+        // Using the oldest held one makes it the newest: a thousand more stores, a few at a time
+        // with it used between them, never drop it, while all the others go.
+        let kept = held[0]
+        for i in 100..<1_100 {
+            cache.store(Self.evaluation, for: Self.key(i))
+            if i % 10 == 0 { #expect(cache.evaluation(Self.key(kept), needed: 0) != nil, "after \(i)") }
+        }
+        #expect(cache.evaluation(Self.key(kept), needed: 0) != nil)
+        #expect(held.dropFirst().allSatisfy { cache.evaluation(Self.key($0), needed: 0) == nil })
+        let recent = (1_000..<1_100).filter { cache.evaluation(Self.key($0), needed: 0) != nil }
+        #expect(recent.count > 20)
+    }
+}

@@ -109,16 +109,31 @@ final class EvaluationCache: Sendable {
         }
     }
 
-    /// Drops the least recently used entries down to three quarters of the budget: one sort
-    /// for many insertions, not a scan for each.
+    /// Drops the least recently used entries down to three quarters of the budget: one pass for
+    /// many insertions, not a scan for each.
+    ///
+    /// Only the entries' clocks and sizes are sorted (16 bytes each), and the dropped keys are
+    /// removed in place: sorting the entries themselves (a few hundred bytes each, thousands
+    /// of them once facet values shrank to eight bytes) held the lock for the worst Captures of
+    /// a Capture load (15–30 ms on shop-100k, against 7–11 ms with a cache too small to hold
+    /// that many).
     private static func evict(_ state: inout State) {
         guard state.bytes > state.budget else { return }
         let target = state.budget / 4 * 3
-        for (key, entry) in state.entries.sorted(by: { $0.value.used < $1.value.used }) {
-            if state.bytes <= target { break }
-            state.bytes -= entry.bytes
-            state.entries[key] = nil
+        var ages = [(used: UInt64, bytes: Int)]()
+        ages.reserveCapacity(state.entries.count)
+        for entry in state.entries.values { ages.append((entry.used, entry.bytes)) }
+        ages.sort { $0.used < $1.used }
+        // Clocks are distinct: the entries used at or before the cutoff are the oldest.
+        var bytes = state.bytes
+        var cutoff: UInt64 = 0
+        for age in ages where bytes > target {
+            bytes -= age.bytes
+            cutoff = age.used
         }
+        let dropped = state.entries.compactMap { $0.value.used <= cutoff ? $0.key : nil }
+        for key in dropped { state.entries.removeValue(forKey: key) }
+        state.bytes = bytes
     }
 
     /// How many lookups found their evaluation (for tests and metrics).
