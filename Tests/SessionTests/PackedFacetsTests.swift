@@ -90,11 +90,8 @@ import Testing
         let unpacked = packed.facets
         #expect(unpacked == Self.numberedFacets)
         // The numbers come back too, so a page cut from the cache packs the same way again.
-        #expect(
-            unpacked.flatMap { $0.values.map(\.labelNumber) }
-                == Self.numberedFacets.flatMap {
-                    $0.values.map(\.labelNumber)
-                })
+        let numbers = { (facets: [Facet]) in facets.flatMap { $0.values.map(\.labelNumber) } }
+        #expect(numbers(unpacked) == numbers(Self.numberedFacets))
         // 1,005 values: eight bytes each and the two texts kept ("42", "100..199"), against
         // 48 KB with every street's text.
         #expect(packed.bytes < 1_005 * 8 + 1_024)

@@ -19,8 +19,8 @@ struct PackedFacetValues: Sendable {
 
     init() {}
 
-    /// Packs `values`, naming by number those whose ``FacetValue/labelNumber`` names their
-    /// text in `labels`.
+    /// Packs `values`, naming by number those whose ``FacetValue/labelNumber`` lies in `labels`
+    /// (the labels the numbers were given in).
     init(_ values: [FacetValue], labels: [String]? = nil) {
         reserve(values: values.count, textBytes: Self.textBytes(of: values, labels: labels))
         append(values, labels: labels)
