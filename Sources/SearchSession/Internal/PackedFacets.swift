@@ -19,11 +19,11 @@ struct PackedFacetValues: Sendable {
 
     init() {}
 
-    /// Packs `values`, naming by number those whose ``FacetValue/labelNumber`` lies in `labels`
-    /// (the labels the numbers were given in).
-    init(_ values: [FacetValue], labels: [String]? = nil) {
-        reserve(values: values.count, textBytes: Self.textBytes(of: values, labels: labels))
-        append(values, labels: labels)
+    /// Packs `values` by their texts (the browse state's categories; facets go through
+    /// ``PackedFacets``, which names values by number).
+    init(_ values: [FacetValue]) {
+        reserve(values: values.count, textBytes: Self.textBytes(of: values, labels: nil))
+        append(values)
     }
 
     /// Whether `value` is kept as its number in `labels`, the labels its number was given in
