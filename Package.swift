@@ -61,8 +61,10 @@ let package = Package(
             name: "WireProtocol",
             dependencies: ["CNghttp2", "CZlib", "SystemInfo", "HTTP1", "WebProtocols", "Base64Coding"],
             swiftSettings: swiftSettings),
-        // What the host allows this process: the processors of its affinity mask.
-        .target(name: "SystemInfo", swiftSettings: swiftSettings),
+        // What the host allows this process: the processors of its affinity mask; threads' priority.
+        .target(name: "SystemInfo", dependencies: ["CThreadScheduling"], swiftSettings: swiftSettings),
+        // The scheduler calls glibc does not wrap (sched_setattr, sched_getattr).
+        .target(name: "CThreadScheduling"),
         // Base64 in both alphabets, padded or not: proto3 JSON bytes, gRPC-Web text, Connect GETs.
         .target(name: "Base64Coding", swiftSettings: swiftSettings),
         // Connect (unary) and gRPC-Web without I/O: request reading, response framing, errors, CORS.

@@ -38,8 +38,7 @@ public final class BlockingLane: Sendable {
     private let queue = Queue()
 
     /// A lane named `label` (seen in debuggers and profiles); a `background` lane's thread runs
-    /// at ``BackgroundPriority``, so searches go first (segment merges; not catalog writes, whose
-    /// callers wait for their answer).
+    /// at ``BackgroundPriority``, so searches go first (catalog writes, segment merges).
     public init(label: String, background: Bool = false) {
         let thread = Thread { [queue] in
             if background { BackgroundPriority.lowerCallingThread() }
@@ -60,11 +59,11 @@ public final class BlockingLane: Sendable {
     }
 
     /// Runs `work` on the lane and returns its result; the caller is suspended meanwhile.
-    public func run<Value: Sendable>(
-        _ work: @escaping @Sendable () throws(SearchError) -> Value
-    ) async throws(SearchError) -> Value {
-        let result: Result<Value, SearchError> = await withCheckedContinuation { continuation in
-            enqueue { continuation.resume(returning: Result { () throws(SearchError) -> Value in try work() }) }
+    public func run<Value: Sendable, Failure: Error>(
+        _ work: @escaping @Sendable () throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        let result: Result<Value, Failure> = await withCheckedContinuation { continuation in
+            enqueue { continuation.resume(returning: Result { () throws(Failure) -> Value in try work() }) }
         }
         return try result.get()
     }

@@ -180,6 +180,33 @@ import WireProtocol
             #expect(gone.results.isEmpty)
         }
     }
+
+    @Test(
+        "writes whose bytes do not decode are INTERNAL for a writer, UNAUTHENTICATED for anyone else, and change nothing",
+        arguments: [MethodPaths.VisualSearch.upsertEntities, MethodPaths.VisualSearch.deleteEntities])
+    func undecodableWrites(path: String) async throws {
+        // Writes are decoded on their lane, after the write guard: a caller without the token
+        // learns nothing about its bytes, and a writer's bad bytes leave the catalog as it was.
+        let service = try DemoService.make()
+        try await withTestServer(methods: service.methods) { addresses in
+            let target = GRPCClient.Target.tcp(host: "127.0.0.1", port: addresses.tcpPort!)
+            let client = ServiceClient(target: target, metadata: DemoService.writerMetadata)
+            let before = try await client.catalogInfo(CatalogInfoRequest())
+            let raw = GRPCClient(target: target)
+            // Field 1 (entities) said to be 100 bytes long, with 2 there.
+            let garbage: [UInt8] = [0x0A, 0x64, 0x01, 0x02]
+            for (metadata, code) in [(DemoService.writerMetadata, Status.Code.internalError), ([:], .unauthenticated)] {
+                let error = await #expect(throws: RPCError.self) {
+                    try await raw.unary(path: path, request: garbage, metadata: metadata)
+                }
+                #expect(error?.code == code, "\(error?.message ?? "")")
+            }
+            let after = try await client.catalogInfo(CatalogInfoRequest())
+            #expect(after.catalogVersion == before.catalogVersion && after.digest == before.digest)
+            await raw.close()
+            await client.close()
+        }
+    }
 }
 
 /// CatalogInfo: which catalog an instance serves.
