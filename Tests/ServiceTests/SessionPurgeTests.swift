@@ -71,7 +71,7 @@ extension ServeProcessTests {
             let server = try ServerProcess([
                 "--store", "memory", "--session-ttl", "1", "--purge-interval", "0.2", "--max-sessions", "2000",
                 "--log-level", "warn",
-                // The evaluation cache is bounded too, but fills over several phases at 16 MiB; at
+                // The evaluation cache is bounded too, but fills over several phases at its default budget; at
                 // 1 MiB it is full in the first, so what grows after it is the sessions alone.
                 "--evaluation-cache", "1",
             ])

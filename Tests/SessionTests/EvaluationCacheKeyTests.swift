@@ -47,6 +47,7 @@ import Testing
         // Using the oldest held one makes it the newest: a thousand more stores, a few at a time
         // with it used between them, never drop it, while all the others go.
         let kept = held[0]
+        #expect(cache.evaluation(Self.key(kept), needed: 0) != nil)
         for i in 100..<1_100 {
             cache.store(Self.evaluation, for: Self.key(i))
             if i % 10 == 0 { #expect(cache.evaluation(Self.key(kept), needed: 0) != nil, "after \(i)") }
@@ -55,5 +56,25 @@ import Testing
         #expect(held.dropFirst().allSatisfy { cache.evaluation(Self.key($0), needed: 0) == nil })
         let recent = (1_000..<1_100).filter { cache.evaluation(Self.key($0), needed: 0) != nil }
         #expect(recent.count > 20)
+    }
+
+    @Test func aStorePastTheBudgetDropsOneEntryNotAQuarter() {
+        // Entries of one size: once full, each store drops the one least recently used, so the
+        // cache stays full instead of emptying a quarter at once every so often.
+        let cache = EvaluationCache(budget: 30_000)
+        for i in 0..<100 { cache.store(Self.evaluation, for: Self.key(i)) }
+        let full = cache.count
+        for i in 100..<600 {
+            cache.store(Self.evaluation, for: Self.key(i))
+            #expect(cache.count == full, "after \(i)")
+        }
+        // Lookups between stores (their uses are noted too) change nothing of that.
+        for i in 600..<5_000 {
+            _ = cache.evaluation(Self.key(i - 1), needed: 0)
+            cache.store(Self.evaluation, for: Self.key(i))
+        }
+        #expect(cache.count == full)
+        #expect(cache.evaluation(Self.key(4_999), needed: 0) != nil)
+        #expect(cache.evaluation(Self.key(4_999 - full), needed: 0) == nil)
     }
 }

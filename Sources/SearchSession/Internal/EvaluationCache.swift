@@ -61,6 +61,21 @@ final class EvaluationCache: Sendable {
         var hits = 0
         /// The most bytes the entries may hold (estimated from their hits and facet values).
         var budget: Int
+        /// Every use of an entry in clock order, oldest first from `oldest`: a use is current
+        /// while its entry's `used` is still its clock, else a later use superseded it.
+        var uses: [(key: Key, clock: UInt64)] = []
+        var oldest = 0
+
+        /// Notes a use of `key` at the current clock.
+        mutating func noteUse(of key: Key) {
+            uses.append((key, clock))
+            // Superseded uses are dropped once they outnumber the entries (amortized: a pass
+            // over the uses after as many new ones).
+            if uses.count - oldest > 2 * entries.count + 1_024 {
+                uses = uses[oldest...].filter { entries[$0.key]?.used == $0.clock }
+                oldest = 0
+            }
+        }
     }
 
     private let state: Mutex<State>
@@ -71,10 +86,11 @@ final class EvaluationCache: Sendable {
 
     /// Sets the most bytes the entries may hold; 0 keeps none.
     func limit(toBytes budget: Int) {
-        state.withLock { state in
+        let dropped = state.withLock { state in
             state.budget = max(0, budget)
-            Self.evict(&state)
+            return Self.evict(&state)
         }
+        withExtendedLifetime(dropped) {}
     }
 
     /// The evaluation of `key` if it holds the first `needed` hits (or all of them).
@@ -85,6 +101,7 @@ final class EvaluationCache: Sendable {
             state.clock += 1
             entry.used = state.clock
             state.entries[key] = entry
+            state.noteUse(of: key)
             state.hits += 1
             return entry
         }
@@ -97,47 +114,50 @@ final class EvaluationCache: Sendable {
         // Packed outside the lock; its clock is set when it goes in.
         var entry = Entry(evaluation, used: 0)
         let bytes = entry.bytes
-        state.withLock { state in
-            guard bytes <= state.budget / 4 else { return }
+        let dropped = state.withLock { state -> [Entry] in
+            guard bytes <= state.budget / 4 else { return [] }
             state.clock += 1
             entry.used = state.clock
             if let old = state.entries.updateValue(entry, forKey: key) {
                 state.bytes -= old.bytes
             }
             state.bytes += bytes
-            if state.bytes > state.budget { Self.evict(&state) }
+            state.noteUse(of: key)
+            return Self.evict(&state)
         }
+        // Freed outside the lock: other searches' lookups need not wait for it.
+        withExtendedLifetime(dropped) {}
     }
 
-    /// Drops the least recently used entries down to three quarters of the budget: one pass for
-    /// many insertions, not a scan for each.
+    /// Drops the least recently used entries until the rest fit the budget, and returns them.
     ///
-    /// Only the entries' clocks and sizes are sorted (16 bytes each), and the dropped keys are
-    /// removed in place: sorting the entries themselves (a few hundred bytes each, thousands
-    /// of them once facet values shrank to eight bytes) held the lock for the worst Captures of
-    /// a Capture load (15–30 ms on shop-100k, against 7–11 ms with a cache too small to hold
-    /// that many).
-    private static func evict(_ state: inout State) {
-        guard state.bytes > state.budget else { return }
-        let target = state.budget / 4 * 3
-        var ages = [(used: UInt64, bytes: Int)]()
-        ages.reserveCapacity(state.entries.count)
-        for entry in state.entries.values { ages.append((entry.used, entry.bytes)) }
-        ages.sort { $0.used < $1.used }
-        // Clocks are distinct: the entries used at or before the cutoff are the oldest.
-        var bytes = state.bytes
-        var cutoff: UInt64 = 0
-        for age in ages where bytes > target {
-            bytes -= age.bytes
-            cutoff = age.used
+    /// A store past the budget drops about one entry, found by walking the uses in clock order
+    /// (see ``State/uses``). Dropping a quarter of the cache at once (a sort of every entry's
+    /// clock, then thousands of entries freed under the lock) was most of the slowest Captures
+    /// under writes on shop-100k: each of them paid 1–2 ms for one such pass.
+    private static func evict(_ state: inout State) -> [Entry] {
+        var dropped = [Entry]()
+        while state.bytes > state.budget, state.oldest < state.uses.count {
+            let use = state.uses[state.oldest]
+            state.oldest += 1
+            guard let entry = state.entries[use.key], entry.used == use.clock else { continue }
+            state.entries.removeValue(forKey: use.key)
+            state.bytes -= entry.bytes
+            dropped.append(entry)
         }
-        let dropped = state.entries.compactMap { $0.value.used <= cutoff ? $0.key : nil }
-        for key in dropped { state.entries.removeValue(forKey: key) }
-        state.bytes = bytes
+        // The walked uses go when they are half the list (amortized: one move per use).
+        if state.oldest > 1_024, state.oldest * 2 > state.uses.count {
+            state.uses.removeFirst(state.oldest)
+            state.oldest = 0
+        }
+        return dropped
     }
 
     /// How many lookups found their evaluation (for tests and metrics).
     var hits: Int { state.withLock { $0.hits } }
+
+    /// How many evaluations are held (for tests and metrics).
+    var count: Int { state.withLock { $0.entries.count } }
 
     /// A hash of what an evaluation reads from a session: its labels, free text, prints, source,
     /// locale, print distance and picture match.
