@@ -15,15 +15,17 @@ public enum BackgroundPriority {
     /// with few cores, background work then takes no core from the searches waiting for one.
     ///
     /// The nice value alone was not enough: a write or merge that held the core when a Capture
-    /// arrived kept it for the rest of its slice (the default is a few milliseconds), and with
-    /// writes going on those waits were most of the slowest Captures on a server pinned to one
-    /// core. A short slice gives the core back within 0.1 ms. (The idle policy, `SCHED_IDLE`,
-    /// gave it back at once too, but then writes ran only in the gaps between searches: their
-    /// answers under a Capture load took twice as long as with the short slice.)
+    /// arrived kept it for the rest of its slice (0.7 ms × (1 + log₂ cores) by default: 1.4 ms
+    /// on two), and with writes going on those waits were most of the slowest Captures on a
+    /// server pinned to one core. A short slice gives the core back within 0.1 ms. (The idle
+    /// policy, `SCHED_IDLE`, gave it back at once too, but then writes ran only in the gaps
+    /// between searches: their answers under a Capture load took 1.6 times as long as with the
+    /// short slice.)
     public static func lowerCallingThread() {
         // On Linux, a thread id names that thread alone.
         guard let thread = callingThreadID else { return }
-        let nanoseconds = UInt64(slice.components.attoseconds / 1_000_000_000)
+        let (seconds, attoseconds) = slice.components
+        let nanoseconds = UInt64(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         if cts_set_thread_nice_and_slice(thread, niceness, nanoseconds) != 0 {
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(thread), niceness)
         }
