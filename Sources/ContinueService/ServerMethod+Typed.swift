@@ -18,14 +18,9 @@ extension ServerMethod {
         _ path: String, maxRequestBytes: Int = 4 << 20, execution: Execution,
         _ body: @escaping @Sendable (Request, ServerContext) async throws -> Response
     ) -> ServerMethod {
-        var method = ServerMethod(path: path, kind: .unary, maxRequestBytes: maxRequestBytes, execution: execution) {
-            bytes, context, writer in
-            let request: Request = try decode(bytes)
-            let response = try await body(request, context)
-            try await writer.write(response.serializedBytes())
+        unary(path, maxRequestBytes: maxRequestBytes, execution: execution) {
+            (request: EncodedRequest<Request>, context) in try await body(request.decoded(), context)
         }
-        method.json = .between(Request.self, Response.self)
-        return method
     }
 
     /// A unary method whose handler is given its request undecoded, to decode where it chooses

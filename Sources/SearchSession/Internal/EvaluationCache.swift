@@ -61,17 +61,18 @@ final class EvaluationCache: Sendable {
         var hits = 0
         /// The most bytes the entries may hold (estimated from their hits and facet values).
         var budget: Int
-        /// Every use of an entry in clock order, oldest first from `oldest`: a use is current
-        /// while its entry's `used` is still its clock, else a later use superseded it.
+        /// Every use of an entry in clock order, oldest first from `oldest` (those before it
+        /// were walked by eviction): a use is current while its entry's `used` is still its
+        /// clock, else a later use superseded it.
         var uses: [(key: Key, clock: UInt64)] = []
         var oldest = 0
 
         /// Notes a use of `key` at the current clock.
         mutating func noteUse(of key: Key) {
             uses.append((key, clock))
-            // Superseded uses are dropped once they outnumber the entries (amortized: a pass
-            // over the uses after as many new ones).
-            if uses.count - oldest > 2 * entries.count + 1_024 {
+            // Walked and superseded uses go once the list is twice the entries: what is left is
+            // one use an entry, so the next pass comes after as many new uses (amortized).
+            if uses.count > 2 * entries.count + 1_024 {
                 uses = uses[oldest...].filter { entries[$0.key]?.used == $0.clock }
                 oldest = 0
             }
@@ -144,11 +145,6 @@ final class EvaluationCache: Sendable {
             state.entries.removeValue(forKey: use.key)
             state.bytes -= entry.bytes
             dropped.append(entry)
-        }
-        // The walked uses go when they are half the list (amortized: one move per use).
-        if state.oldest > 1_024, state.oldest * 2 > state.uses.count {
-            state.uses.removeFirst(state.oldest)
-            state.oldest = 0
         }
         return dropped
     }
