@@ -12,8 +12,8 @@ struct SegmentTerms: Sendable {
 struct SegmentPhrase: Sendable {
     /// The segment's position in the snapshot.
     let segment: Int
-    /// The phrase's documents, as positions in the segment's ``Segment/phraseDocs``.
-    let postings: Range<Int>
+    /// The phrase's place in the segment's phrase table (see ``Segment/phraseDocs(_:)``).
+    let phrase: Int
 }
 
 extension CatalogSnapshot {
@@ -54,8 +54,9 @@ extension CatalogSnapshot {
         if let known = phrasesCache.withLock({ $0[hash] }) { return known }
         var found = [SegmentPhrase]()
         for (position, segment) in segments.enumerated() {
-            let postings = segment.phrasePostings(phraseHash: hash)
-            if !postings.isEmpty { found.append(SegmentPhrase(segment: position, postings: postings)) }
+            if let phrase = segment.phrase(hash: hash) {
+                found.append(SegmentPhrase(segment: position, phrase: phrase))
+            }
         }
         phrasesCache.withLock { cache in
             if cache.count >= Self.termsKept { cache.removeAll(keepingCapacity: true) }

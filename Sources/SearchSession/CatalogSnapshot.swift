@@ -155,14 +155,9 @@ public final class CatalogSnapshot: Sendable {
             guard let counts = termCounts[term] else { continue }
             // Numbered in this snapshot's cache: the terms worth counting are the searched ones.
             let numbers = terms(TermKey(term)).numbers
-            let having = { (si: Int, local: Int) -> Bool in
-                guard numbers[si] >= 0 else { return false }
-                let docs = self.segments[si].postings(Int(numbers[si])).docs
-                let at = docs.partitionPoint { $0 >= UInt32(local) }
-                return at < docs.endIndex && docs[at] == UInt32(local)
-            }
-            let kept = updated(
-                counts, numbering: extended, removing: removed.filter(having), adding: addedDocs.filter(having))
+            let removedHaving = zip(removed, documents(removed, having: numbers)).filter(\.1).map(\.0)
+            let addedHaving = zip(addedDocs, documents(addedDocs, having: numbers)).filter(\.1).map(\.0)
+            let kept = updated(counts, numbering: extended, removing: removedHaving, adding: addedHaving)
             inheritedTerms[term] = kept
             bytes += kept.bytes
         }
@@ -193,6 +188,19 @@ public final class CatalogSnapshot: Sendable {
 
     /// `counts` (in a numbering that `numbering` extends) without `removing`'s documents and with
     /// `adding`'s, in `numbering`.
+    /// Which of `docs` have the term each segment numbers as in `numbers`: each segment's list
+    /// read once, not once a document.
+    private func documents(_ docs: [(segment: Int, local: Int)], having numbers: [Int32]) -> [Bool] {
+        var found = [Bool](repeating: false, count: docs.count)
+        for (si, positions) in Dictionary(grouping: docs.indices, by: { docs[$0].segment }) where numbers[si] >= 0 {
+            let ascending = positions.sorted { docs[$0].local < docs[$1].local }
+            let answers = segments[si].postings(Int(numbers[si])).docs.contains(
+                each: ascending.map { UInt32(docs[$0].local) })
+            for (answer, position) in zip(answers, ascending) { found[position] = answer }
+        }
+        return found
+    }
+
     private func updated(
         _ counts: FacetCounts, numbering: FacetNumbering, removing: [(segment: Int, local: Int)],
         adding: [(segment: Int, local: Int)]

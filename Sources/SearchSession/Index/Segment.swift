@@ -41,7 +41,7 @@ final class Segment: @unchecked Sendable {
     let tags: UnsafeBufferPointer<UInt32>
     let docAttributeStart: UnsafeBufferPointer<UInt32>
     /// Per attribute pair: its value id (``valueCount``).
-    let pairValue: UnsafeBufferPointer<UInt32>
+    let pairValue: PackedColumn
     let docLocalizedStart: UnsafeBufferPointer<UInt32>
     let localizedLocale: UnsafeBufferPointer<UInt32>
     let localizedTitle: UnsafeBufferPointer<UInt32>
@@ -65,12 +65,19 @@ final class Segment: @unchecked Sendable {
     let termStrings: UnsafeBufferPointer<UInt32>
     let termTable: UnsafeBufferPointer<UInt32>
     let postingStart: UnsafeBufferPointer<UInt32>
-    let postingDocs: UnsafeBufferPointer<UInt32>
+    let postingDocStart: UnsafeBufferPointer<UInt32>
+    let postingGaps: UnsafeBufferPointer<UInt8>
+    let denseTerms: UnsafeBufferPointer<UInt32>
+    let denseWords: UnsafeBufferPointer<UInt64>
+    let denseRanks: UnsafeBufferPointer<UInt32>
     let postingFrequencyCodes: UnsafeBufferPointer<UInt8>
     let frequencyValues: UnsafeBufferPointer<Float>
     let phraseHashes: UnsafeBufferPointer<UInt64>
     let phraseStart: UnsafeBufferPointer<UInt32>
-    let phraseDocs: UnsafeBufferPointer<UInt32>
+    let phraseGaps: UnsafeBufferPointer<UInt8>
+    let densePhrases: UnsafeBufferPointer<UInt32>
+    let densePhraseWords: UnsafeBufferPointer<UInt64>
+    let densePhraseRanks: UnsafeBufferPointer<UInt32>
     let refHashes: UnsafeBufferPointer<UInt64>
     let refDocs: UnsafeBufferPointer<UInt32>
     /// Each model's prints.
@@ -86,9 +93,6 @@ final class Segment: @unchecked Sendable {
 
     /// Its pairs numbered for counting, made on first use (see ``FacetSlots``).
     let slotsCache = Mutex<FacetSlots?>(nil)
-    /// The bits of the lists that qualify (``DenseBits/qualifies(postings:documents:)``), made
-    /// as searches first ask for them: opening a segment reads none of its postings.
-    private let denseCache = Mutex<[Int: DenseBits]>([:])
 
     /// Reads a segment from its bytes.
     ///
@@ -126,7 +130,14 @@ final class Segment: @unchecked Sendable {
         docTagStart = table.array(.docTagStart)
         tags = table.array(.tags)
         docAttributeStart = table.array(.docAttributeStart)
-        pairValue = table.array(.pairValue)
+        // Read with `pread`, as the shape check reads its values: opening maps no page.
+        let pairShape: UnsafeBufferPointer<UInt32> = table.array(.pairValueShape)
+        guard pairShape.count == 2, let shape = pairShape.baseAddress,
+            let pairValue = PackedColumn(
+                bytes: table.array(.pairValueBits), width: Int(region.load(shape)),
+                count: Int(region.load(shape + 1)))
+        else { throw SearchError(code: .storage, message: "index segment's attribute pairs are malformed") }
+        self.pairValue = pairValue
         docLocalizedStart = table.array(.docLocalizedStart)
         localizedLocale = table.array(.localizedLocale)
         localizedTitle = table.array(.localizedTitle)
@@ -148,12 +159,19 @@ final class Segment: @unchecked Sendable {
         termStrings = table.array(.termStrings)
         termTable = table.array(.termTable)
         postingStart = table.array(.postingStart)
-        postingDocs = table.array(.postingDocs)
+        postingDocStart = table.array(.postingDocStart)
+        postingGaps = table.array(.postingGaps)
+        denseTerms = table.array(.denseTerms)
+        denseWords = table.array(.denseWords)
+        denseRanks = table.array(.denseRanks)
         postingFrequencyCodes = table.array(.postingFrequencyCodes)
         frequencyValues = table.array(.frequencyValues)
         phraseHashes = table.array(.phraseHashes)
         phraseStart = table.array(.phraseStart)
-        phraseDocs = table.array(.phraseDocs)
+        phraseGaps = table.array(.phraseGaps)
+        densePhrases = table.array(.densePhrases)
+        densePhraseWords = table.array(.densePhraseWords)
+        densePhraseRanks = table.array(.densePhraseRanks)
         refHashes = table.array(.refHashes)
         refDocs = table.array(.refDocs)
         count = docType.count
@@ -196,7 +214,9 @@ final class Segment: @unchecked Sendable {
         let starts = [
             (docTagStart, tags.count), (docAttributeStart, pairValue.count),
             (docLocalizedStart, localizedLocale.count), (docRelatedStart, relatedType.count),
-            (postingStart, postingDocs.count), (phraseStart, phraseDocs.count),
+            (postingStart, postingFrequencyCodes.count),
+            (postingDocStart, postingGaps.count - DocumentGaps.padding),
+            (phraseStart, phraseGaps.count - DocumentGaps.padding),
         ]
         // Each last element is read with `pread`: through the mapping it would keep the 2 MiB
         // folio around it resident whether or not a search ever reads there.
@@ -210,7 +230,11 @@ final class Segment: @unchecked Sendable {
             [docTagStart, docAttributeStart, docLocalizedStart, docRelatedStart].allSatisfy({ $0.count == count + 1 }),
             starts.allSatisfy({ start, items in start.isEmpty ? items == 0 : last(start) == items }),
             valueAttribute.count == valueStrings.count, numberAttribute.count == numberValues.count,
-            postingFrequencyCodes.count == postingDocs.count, frequencyValues.count.nonzeroBitCount == 1,
+            postingDocStart.count == postingStart.count, frequencyValues.count.nonzeroBitCount == 1,
+            denseWords.count == denseTerms.count * DenseBits.wordCount(documents: count),
+            denseRanks.count == denseWords.count,
+            densePhraseWords.count == densePhrases.count * DenseBits.wordCount(documents: count),
+            densePhraseRanks.count == densePhraseWords.count,
             refDocs.count == refHashes.count, refDocs.count == count,
             localizedTitle.count == localizedLocale.count, localizedSubtitle.count == localizedLocale.count,
             relatedID.count == relatedType.count
@@ -491,40 +515,60 @@ final class Segment: @unchecked Sendable {
         return nil
     }
 
-    /// Term `number`'s postings: documents ascending, with their saturated normalised frequencies
-    /// (``TextIndex/saturate(_:)`` of each).
-    func postings(_ number: Int) -> (docs: UnsafeBufferPointer<UInt32>, frequencies: PostingFrequencies) {
+    /// How many documents have term `number`.
+    func postingCount(_ number: Int) -> Int { Int(postingStart[number + 1]) - Int(postingStart[number]) }
+
+    /// Term `number`'s postings: its documents (ascending numbers, or bits for a common term),
+    /// with their saturated normalised frequencies (``TextIndex/saturate(_:)`` of each) by
+    /// position in the list.
+    func postings(_ number: Int) -> (docs: PostingDocs, frequencies: PostingFrequencies) {
         let range = Int(postingStart[number])..<Int(postingStart[number + 1])
+        let frequencies = PostingFrequencies(codes: postingFrequencyCodes, values: frequencyValues).slice(range)
+        if let bits = denseBits(number) { return (.bits(bits), frequencies) }
+        let bytes = Int(postingDocStart[number])..<Int(postingDocStart[number + 1])
         return (
-            UnsafeBufferPointer(rebasing: postingDocs[range]),
-            PostingFrequencies(codes: postingFrequencyCodes, values: frequencyValues).slice(range)
+            .gaps(GapList(bytes: UnsafeBufferPointer(rebasing: postingGaps[bytes]), count: range.count, limit: count)),
+            frequencies
         )
     }
 
-    /// Term `number`'s postings as bits, when the list holds enough of the segment to be
-    /// probed rather than searched.
-    func denseBits(_ number: Int) -> DenseBits? {
-        let postingCount = Int(postingStart[number + 1]) - Int(postingStart[number])
-        guard DenseBits.qualifies(postings: postingCount, documents: count) else { return nil }
-        if let made = denseCache.withLock({ $0[number] }) { return made }
-        let made = DenseBits(postings(number).docs, documents: count)
-        return denseCache.withLock { cache in
-            if let first = cache[number] { return first }  // another search made it meanwhile
-            cache[number] = made
-            return made
-        }
+    /// Term `number`'s postings as bits, when the list is common enough to be kept that way
+    /// (``DenseBits``).
+    func denseBits(_ number: Int) -> DenseProbe? {
+        guard DenseBits.qualifies(postings: postingCount(number), documents: count) else { return nil }
+        return Self.bits(of: number, among: denseTerms, words: denseWords, ranks: denseRanks, documents: count)
     }
 
-    /// Where ``phraseDocs`` lists the documents of the phrase of this hash (empty when none has it).
-    func phrasePostings(phraseHash hash: UInt64) -> Range<Int> {
-        var low = 0
-        var high = phraseHashes.count
-        while low < high {
-            let mid = (low + high) / 2
-            if phraseHashes[mid] < hash { low = mid + 1 } else { high = mid }
+    /// The bits of list `number`, when `numbers` (ascending) has it, from `words` and `ranks`.
+    private static func bits(
+        of number: Int, among numbers: UnsafeBufferPointer<UInt32>, words: UnsafeBufferPointer<UInt64>,
+        ranks: UnsafeBufferPointer<UInt32>, documents: Int
+    ) -> DenseProbe? {
+        let place = numbers.partitionPoint { $0 >= UInt32(number) }
+        guard place < numbers.count, numbers[place] == UInt32(number) else { return nil }
+        let wordCount = DenseBits.wordCount(documents: documents)
+        return DenseProbe(
+            words: words.baseAddress! + place * wordCount, ranks: ranks.baseAddress! + place * wordCount,
+            wordCount: wordCount)
+    }
+
+    /// The exact phrase of this hash's place in the segment's phrase table, if a title or tag of
+    /// the segment has it.
+    func phrase(hash: UInt64) -> Int? {
+        let place = phraseHashes.partitionPoint { $0 >= hash }
+        return place < phraseHashes.count && phraseHashes[place] == hash ? place : nil
+    }
+
+    /// The documents of phrase `place` (``phrase(hash:)``): packed gaps, or bits for a phrase that
+    /// many documents have (a common single-word tag).
+    func phraseDocs(_ place: Int) -> PostingDocs {
+        if let bits = Self.bits(
+            of: place, among: densePhrases, words: densePhraseWords, ranks: densePhraseRanks, documents: count)
+        {
+            return .bits(bits)
         }
-        guard low < phraseHashes.count, phraseHashes[low] == hash else { return 0..<0 }
-        return Int(phraseStart[low])..<Int(phraseStart[low + 1])
+        let bytes = UnsafeBufferPointer(rebasing: phraseGaps[Int(phraseStart[place])..<Int(phraseStart[place + 1])])
+        return .gaps(GapList(bytes: bytes, count: DocumentGaps.count(bytes), limit: count))
     }
 
     /// Counts over every document of the segment, deleted or not, computed once.

@@ -290,9 +290,10 @@ struct SegmentBuilder {
         for (position, arrival) in numberOrder.enumerated() {
             valueID[arrival] = UInt32(valueStrings.count + position)
         }
-        out.add(
-            .pairValue,
+        let pairs = PackedColumn.pack(
             pairValue.map { $0 & Self.numberMark == 0 ? $0 : valueID[Int($0 & ~Self.numberMark)] })
+        out.add(.pairValueShape, [UInt32(pairs.width), UInt32(pairValue.count)])
+        out.add(.pairValueBits, pairs.bytes)
         out.add(.numberValues, numberOrder.map { arrivedNumbers[$0].value })
         out.add(.numberAttribute, numberOrder.map { arrivedNumbers[$0].attribute })
         out.add(.docLocalizedStart, docLocalizedStart)
@@ -345,11 +346,22 @@ struct SegmentBuilder {
             }
         }
         var start: [UInt32] = [0]
-        var docs = [UInt32]()
+        var docStart: [UInt32] = [0]
+        var gaps = [UInt8]()
+        var denseTerms = [UInt32]()
+        var denseWords = [UInt64]()
+        var denseRanks = [UInt32]()
         var frequencies = [Float]()
         var yieldPoint = YieldPoint()
-        for list in text.postings {
+        for (term, list) in text.postings.enumerated() {
             yieldPoint.pass()
+            if DenseBits.qualifies(postings: list.count, documents: count) {
+                denseTerms.append(UInt32(term))
+                DenseBits.append(list.lazy.map(\.doc), documents: count, words: &denseWords, ranks: &denseRanks)
+            } else {
+                DocumentGaps.append(list.map(\.doc), to: &gaps)
+            }
+            docStart.append(UInt32(gaps.count))
             for (doc, counts) in list {
                 var tf: Float = 0
                 for field in TextField.allCases where counts[field] > 0 {
@@ -358,23 +370,42 @@ struct SegmentBuilder {
                         / max(averages[field.rawValue], 1e-9)
                     tf += field.weight * Float(counts[field]) / norm
                 }
-                docs.append(doc)
                 frequencies.append(TextIndex.saturate(tf))
             }
-            start.append(UInt32(docs.count))
+            start.append(UInt32(frequencies.count))
         }
         out.add(.termStrings, termNames)
         out.add(.termTable, Self.termTable(text.terms))
         out.add(.postingStart, start)
-        out.add(.postingDocs, docs)
+        out.add(.postingDocStart, docStart)
+        out.add(.postingGaps, gaps + repeatElement(0, count: DocumentGaps.padding))
+        out.add(.denseTerms, denseTerms)
+        out.add(.denseWords, denseWords)
+        out.add(.denseRanks, denseRanks)
         let frequencyTable = FrequencyTable(frequencies)
         out.add(.postingFrequencyCodes, frequencyTable.codes)
         out.add(.frequencyValues, frequencyTable.values)
         let phraseList = text.phrases.sorted { $0.key < $1.key }
         out.add(.phraseHashes, phraseList.map(\.key))
-        let (phraseStart, phraseDocs) = Self.flatten(phraseList.map(\.value))
+        var phraseStart: [UInt32] = [0]
+        var phraseGaps = [UInt8]()
+        var densePhrases = [UInt32]()
+        var densePhraseWords = [UInt64]()
+        var densePhraseRanks = [UInt32]()
+        for (phrase, (_, docs)) in phraseList.enumerated() {
+            if DenseBits.qualifies(postings: docs.count, documents: count) {
+                densePhrases.append(UInt32(phrase))
+                DenseBits.append(docs, documents: count, words: &densePhraseWords, ranks: &densePhraseRanks)
+            } else {
+                DocumentGaps.append(docs, to: &phraseGaps)
+            }
+            phraseStart.append(UInt32(phraseGaps.count))
+        }
         out.add(.phraseStart, phraseStart)
-        out.add(.phraseDocs, phraseDocs)
+        out.add(.phraseGaps, phraseGaps + repeatElement(0, count: DocumentGaps.padding))
+        out.add(.densePhrases, densePhrases)
+        out.add(.densePhraseWords, densePhraseWords)
+        out.add(.densePhraseRanks, densePhraseRanks)
     }
 
     /// An open-addressing table of term numbers + 1 by the terms' hashes, at most half full.
@@ -388,17 +419,6 @@ struct SegmentBuilder {
             table[slot] = UInt32(number + 1)
         }
         return table
-    }
-
-    static func flatten(_ lists: [[UInt32]]) -> (start: [UInt32], items: [UInt32]) {
-        var start: [UInt32] = [0]
-        var items = [UInt32]()
-        items.reserveCapacity(lists.reduce(0) { $0 + $1.count })
-        for list in lists {
-            items.append(contentsOf: list)
-            start.append(UInt32(items.count))
-        }
-        return (start, items)
     }
 
     // MARK: Numbering

@@ -4,7 +4,7 @@ internal import CZlib
 ///
 /// A segment is a header and a list of sections; every section is a flat array of one fixed-width
 /// little-endian scalar type, 16-byte aligned, so a reader uses it in place (a mapped file needs no
-/// parse). The header is the magic `VISEG013`, the section count (UInt32) and the CRC-32 (zlib's)
+/// parse). The header is the magic `VISEG014`, the section count (UInt32) and the CRC-32 (zlib's)
 /// of every byte after the header's 16, then one 24-byte entry per section: key (UInt32), element
 /// size (UInt32), byte offset (UInt64) and element count (UInt64).
 ///
@@ -12,7 +12,7 @@ internal import CZlib
 /// disk (a flipped bit, a torn block) is refused, and the catalog is built again from its file and
 /// log instead of answering from damaged postings or reading out of bounds.
 enum SegmentFormat {
-    static let magic: [UInt8] = Array("VISEG013".utf8)
+    static let magic: [UInt8] = Array("VISEG014".utf8)
     static let headerSize = 16
     static let entrySize = 24
     /// Where the checksum sits in the header.
@@ -98,8 +98,9 @@ struct SectionKey: Hashable, Sendable, Comparable {
     static let tags = SectionKey(rawValue: 21)
     static let docAttributeStart = SectionKey(rawValue: 22)
     // Per attribute pair: its value id (see valueStrings and numberValues), which names the
-    // attribute too.
-    static let pairValue = SectionKey(rawValue: 24)
+    // attribute too, as a PackedColumn: its bytes, and its width and count (two UInt32).
+    static let pairValueBits = SectionKey(rawValue: 25)
+    static let pairValueShape = SectionKey(rawValue: 23)
     static let docLocalizedStart = SectionKey(rawValue: 26)
     static let localizedLocale = SectionKey(rawValue: 27)  // name id
     static let localizedTitle = SectionKey(rawValue: 28)
@@ -127,14 +128,28 @@ struct SectionKey: Hashable, Sendable, Comparable {
     // phrases.
     static let termStrings = SectionKey(rawValue: 60)
     static let termTable = SectionKey(rawValue: 61)  // open addressing: term number + 1, 0 empty
+    // Per term (and one past the last): where its postings start, for their count and
+    // frequencies.
     static let postingStart = SectionKey(rawValue: 62)
-    static let postingDocs = SectionKey(rawValue: 63)
+    // Per term (and one past the last): where its documents start in postingGaps (a byte
+    // offset); a common term's list is bits instead (denseTerms), and takes none there.
+    static let postingDocStart = SectionKey(rawValue: 69)
+    static let postingGaps = SectionKey(rawValue: 76)  // UInt8: DocumentGaps, then its padding
+    // The terms whose lists are bits (DenseBits), ascending, and their bits and ranks: the
+    // segment's word count (64 documents a word) each, in that order.
+    static let denseTerms = SectionKey(rawValue: 72)
+    static let denseWords = SectionKey(rawValue: 73)  // UInt64
+    static let denseRanks = SectionKey(rawValue: 74)
     // UInt8 per posting: its frequency's place in frequencyValues (see PostingFrequencies).
     static let postingFrequencyCodes = SectionKey(rawValue: 64)
     static let frequencyValues = SectionKey(rawValue: 68)  // Float32, a power of two of them
     static let phraseHashes = SectionKey(rawValue: 65)  // UInt64, ascending
-    static let phraseStart = SectionKey(rawValue: 66)
-    static let phraseDocs = SectionKey(rawValue: 67)
+    static let phraseStart = SectionKey(rawValue: 66)  // byte offsets into phraseGaps
+    static let phraseGaps = SectionKey(rawValue: 75)  // UInt8: DocumentGaps, then its padding
+    // The phrases (by place in phraseHashes) whose lists are bits, as denseTerms for terms.
+    static let densePhrases = SectionKey(rawValue: 77)
+    static let densePhraseWords = SectionKey(rawValue: 78)  // UInt64
+    static let densePhraseRanks = SectionKey(rawValue: 79)
 
     // Entity references, for upserts, deletes and related entities.
     static let refHashes = SectionKey(rawValue: 70)  // UInt64, ascending

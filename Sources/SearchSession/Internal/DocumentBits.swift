@@ -18,7 +18,7 @@ final class DocumentBits {
 
     /// Adds a segment's documents (its own numbers, `base` the first one's snapshot number), those
     /// within the set's range.
-    func insert(_ locals: Slice<UnsafeBufferPointer<UInt32>>, base: Int32) {
+    func insert(_ locals: ArraySlice<UInt32>, base: Int32) {
         let low = Int64(self.low)
         let high = Int64(self.high)
         for local in locals {
@@ -26,6 +26,27 @@ final class DocumentBits {
             guard doc >= low && doc < high else { continue }
             let offset = Int(doc - low)
             words[offset >> 6] |= 1 << UInt64(offset & 63)
+        }
+    }
+
+    /// Adds the documents of a segment's list of bits among its documents `locals`, those within
+    /// the set's range: a word of the list at a time, shifted to where its documents sit here.
+    func insert(_ probe: DenseProbe, _ locals: Range<Int>, base: Int32) {
+        // Where a local document sits in the set, and the locals the set can hold.
+        let shift = Int(base) - Int(low)
+        let from = max(locals.lowerBound, -shift)
+        let to = min(locals.upperBound, Int(high) - Int(base))
+        guard from < to else { return }
+        for index in (from >> 6)...((to - 1) >> 6) {
+            let word = DenseBits.masked(probe.words[index], at: index, within: from..<to)
+            guard word != 0 else { continue }
+            // The set's bit for the word's first document: below 0 for a word that starts before
+            // the set (its documents before the set are masked off, the rest land in word 0).
+            let offset = index << 6 + shift
+            let target = offset >> 6
+            let bit = offset & 63
+            if target >= 0 && target < words.count { words[target] |= word &<< UInt64(bit) }
+            if bit != 0 && target + 1 < words.count { words[target + 1] |= word &>> UInt64(64 - bit) }
         }
     }
 

@@ -199,6 +199,13 @@ enum Ranker {
         return sink
     }
 
+    /// A segment's exact hits of one phrase within a range: decoded numbers, or the bits of a
+    /// phrase many documents have, with the segment's documents the range covers.
+    private enum PhrasePart {
+        case numbers([UInt32])
+        case bits(DenseProbe, Range<Int>)
+    }
+
     /// The documents in `range` whose title or a tag is exactly one of `groups` (deleted ones
     /// too: only matches, which are live, are looked up), or `nil` when there are none.
     private static func exactHits(of groups: [TextGroup], in snapshot: CatalogSnapshot, range: Range<Int32>)
@@ -207,24 +214,48 @@ enum Ranker {
         // Each segment's part of each group's list within the range (each half of a split asks
         // for its own), then a set over the span they cover: most labels have no exact hits or a
         // few, and a set over the whole range was a bit per document to clear for them.
-        var parts = [(list: Slice<UnsafeBufferPointer<UInt32>>, base: Int32)]()
+        var parts = [(docs: PhrasePart, base: Int32)]()
         var span: (low: Int32, high: Int32)? = nil
         for group in groups {
             for phrase in snapshot.phrases(Segment.hash(phrase: group.terms)) {
                 let base = snapshot.bases[phrase.segment]
-                let list = UnsafeBufferPointer(rebasing: snapshot.segments[phrase.segment].phraseDocs[phrase.postings])
-                let first = list.partitionPoint { Int64(base) + Int64($0) >= Int64(range.lowerBound) }
-                let end = list.partitionPoint { Int64(base) + Int64($0) >= Int64(range.upperBound) }
-                guard first < end else { continue }
-                parts.append((list[first..<end], base))
-                let low = base + Int32(list[first])
-                let high = base + Int32(list[end - 1]) + 1
-                span = span.map { (min($0.low, low), max($0.high, high)) } ?? (low, high)
+                let segment = snapshot.segments[phrase.segment]
+                // The segment's documents the range covers (none when it lies before or past them).
+                let low = max(Int(range.lowerBound) - Int(base), 0)
+                let high = min(Int(range.upperBound) - Int(base), segment.count)
+                guard low < high else { continue }
+                let locals = low..<high
+                let part: PhrasePart
+                let first: Int
+                let last: Int
+                switch segment.phraseDocs(phrase.phrase) {
+                case .gaps(let list):
+                    let docs = list.withDecoded { docs in
+                        let from = docs.partitionPoint { Int($0) >= locals.lowerBound }
+                        let to = docs.partitionPoint { Int($0) >= locals.upperBound }
+                        return Array(docs[from..<max(from, to)])
+                    }
+                    guard let low = docs.first, let high = docs.last else { continue }
+                    (part, first, last) = (.numbers(docs), Int(low), Int(high))
+                case .bits(let probe):
+                    guard let low = probe.firstDocument(in: locals), let high = probe.lastDocument(in: locals)
+                    else { continue }
+                    (part, first, last) = (.bits(probe, locals), low, high)
+                }
+                parts.append((part, base))
+                let spanLow = base + Int32(first)
+                let spanHigh = base + Int32(last) + 1
+                span = span.map { (min($0.low, spanLow), max($0.high, spanHigh)) } ?? (spanLow, spanHigh)
             }
         }
         guard let span else { return nil }
         let bits = DocumentBits(span.low..<span.high, documentCount: snapshot.documentCount)
-        for part in parts { bits.insert(part.list, base: part.base) }
+        for part in parts {
+            switch part.docs {
+            case .numbers(let docs): bits.insert(docs[...], base: part.base)
+            case .bits(let probe, let locals): bits.insert(probe, locals, base: part.base)
+            }
+        }
         return bits
     }
 

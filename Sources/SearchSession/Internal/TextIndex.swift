@@ -55,8 +55,9 @@ enum TextIndex {
     /// The live documents that have `term`, ascending.
     static func liveDocs(_ term: String, in snapshot: CatalogSnapshot) -> [Int32] {
         let numbers = snapshot.terms(TermKey(term)).numbers
-        return live(in: snapshot) { si, segment in
-            numbers[si] < 0 ? nil : segment.postings(Int(numbers[si])).docs
+        return live(in: snapshot) { si, segment, keep in
+            guard numbers[si] >= 0 else { return }
+            segment.postings(Int(numbers[si])).docs.forEach { doc, _ in keep(doc) }
         }
     }
 
@@ -78,7 +79,7 @@ enum TextIndex {
                     let deleted = snapshot.deletes[si]
                     let checkDeleted = deleted.count > 0
                     let base = snapshot.bases[si]
-                    for local in segment.postings(number).docs {
+                    segment.postings(number).docs.forEach { local, _ in
                         let doc = base + Int32(local)
                         // Passes hits that are not this term's (never, when they all have it).
                         while next < hits.count && hits[next] < doc { next += 1 }
@@ -94,18 +95,19 @@ enum TextIndex {
         }
     }
 
-    /// The live documents of each segment's list (its own document numbers, ascending) as
-    /// snapshot document numbers, ascending.
+    /// The live documents that `visit` hands to `keep` for each segment (its own document
+    /// numbers, ascending) as snapshot document numbers, ascending.
     private static func live(
-        in snapshot: CatalogSnapshot, _ list: (_ position: Int, Segment) -> UnsafeBufferPointer<UInt32>?
+        in snapshot: CatalogSnapshot,
+        _ visit: (_ position: Int, Segment, _ keep: (UInt32) -> Void) -> Void
     ) -> [Int32] {
         var out = [Int32]()
         for (si, segment) in snapshot.segments.enumerated() {
-            guard let docs = list(si, segment) else { continue }
             let deleted = snapshot.deletes[si]
             let base = snapshot.bases[si]
-            out.reserveCapacity(out.count + docs.count)
-            for doc in docs where deleted.count == 0 || !deleted.contains(Int(doc)) { out.append(base + Int32(doc)) }
+            visit(si, segment) { doc in
+                if deleted.count == 0 || !deleted.contains(Int(doc)) { out.append(base + Int32(doc)) }
+            }
         }
         return out
     }
@@ -162,7 +164,11 @@ enum TextIndex {
         if idfs.contains(0) { return }
         // The per-document loop reads only these raw buffers, so it retains and releases nothing.
         let termCount = terms.count
+        /// Each list's documents, decoded, when it is gaps; empty when it is bits (then in `probes`).
         let listDocs = filledBuffer(termCount, UnsafeBufferPointer<UInt32>(start: nil, count: 0))
+        /// Where each term's lists are decoded, grown to the longest so far.
+        let decoded = filledBuffer(termCount, UnsafeMutableBufferPointer<UInt32>(start: nil, count: 0))
+        let listCounts = filledBuffer(termCount, 0)
         let listFrequencies = filledBuffer(termCount, PostingFrequencies.empty)
         let termIDF = filledBuffer(termCount, Float(0))
         let cursors = filledBuffer(termCount, 0)
@@ -173,20 +179,22 @@ enum TextIndex {
         let sumTerms = filledBuffer(groupTerms.reduce(0) { $0 + $1.count }, 0)
         let sumEnds = filledBuffer(groups.count, 0)
         let weights = filledBuffer(groups.count, Float(0))
-        /// The other lists that are probed as bits rather than searched (see ``DenseBits``).
+        /// The lists of common terms, which are bits (see ``DenseBits``): probed, not searched.
         let probes = filledBuffer(termCount, DenseProbe?.none)
-        /// Each term's number in the segment at hand.
-        let termNumbers = filledBuffer(termCount, 0)
         defer {
+            for buffer in decoded { buffer.baseAddress?.deallocate() }
+            decoded.baseAddress?.deallocate()
             probes.baseAddress?.deallocate()
-            termNumbers.baseAddress?.deallocate()
-            for buffer in [cursors, order, sumTerms, sumEnds] { buffer.baseAddress?.deallocate() }
+            for buffer in [cursors, order, sumTerms, sumEnds, listCounts] { buffer.baseAddress?.deallocate() }
             for buffer in [termIDF, contributions, weights] { buffer.baseAddress?.deallocate() }
             listDocs.baseAddress?.deallocate()
             listFrequencies.baseAddress?.deallocate()
         }
         for (position, idf) in idfs.enumerated() { termIDF[position] = idf }
         for (group, weight) in groups.map(\.weight).enumerated() { weights[group] = weight }
+        let scoring = GroupedScore(
+            frequencies: listFrequencies, idfs: termIDF, contributions: contributions, sumTerms: sumTerms,
+            sumEnds: sumEnds, weights: weights)
         for (si, segment) in snapshot.segments.enumerated() {
             let base = snapshot.bases[si]
             guard range.lowerBound < base + Int32(segment.count), range.upperBound > base else { continue }
@@ -195,18 +203,30 @@ enum TextIndex {
                 let number = Int(numbers[si])
                 guard number >= 0 else { break }
                 let list = segment.postings(number)
-                listDocs[found] = list.docs
+                switch list.docs {
+                case .gaps(let gaps):
+                    if decoded[found].count < max(gaps.count, 1) {
+                        decoded[found].baseAddress?.deallocate()
+                        decoded[found] = .allocate(capacity: max(gaps.count, 1))
+                    }
+                    let written = gaps.decode(into: decoded[found].baseAddress!)
+                    listDocs[found] = UnsafeBufferPointer(rebasing: decoded[found][0..<written])
+                    probes[found] = nil
+                case .bits(let probe):
+                    listDocs[found] = UnsafeBufferPointer(start: nil, count: 0)
+                    probes[found] = probe
+                }
+                listCounts[found] = list.frequencies.count
                 listFrequencies[found] = list.frequencies
-                termNumbers[found] = number
                 found += 1
             }
             guard found == termCount else { continue }
-            for (rank, term) in terms.indices.sorted(by: { listDocs[$0].count < listDocs[$1].count }).enumerated() {
+            for (rank, term) in terms.indices.sorted(by: { listCounts[$0] < listCounts[$1] }).enumerated() {
                 order[rank] = term
             }
             var end = 0
             for (group, positions) in groupTerms.enumerated() {
-                for term in positions.sorted(by: { listDocs[$0].count < listDocs[$1].count }) {
+                for term in positions.sorted(by: { listCounts[$0] < listCounts[$1] }) {
                     sumTerms[end] = term
                     end += 1
                 }
@@ -216,14 +236,14 @@ enum TextIndex {
             let checkDeleted = deleted.count > 0
             for position in 0..<termCount { cursors[position] = 0 }
             let driver = order[0]
-            // The bits live in the segment's cache; held here too for the loops, which read
-            // only their raw pointers.
-            var denseLists = [DenseBits]()
-            defer { withExtendedLifetime(denseLists) {} }
-            for position in 0..<termCount {
-                let bits = position == driver ? nil : segment.denseBits(termNumbers[position])
-                if let bits { denseLists.append(bits) }
-                probes[position] = bits?.probe
+            if probes[driver] != nil {
+                // The shortest list is bits, so every list is (a list as long qualifies too).
+                let low = max(Int(range.lowerBound) - Int(base), 0)
+                let high = min(Int(range.upperBound) - Int(base), segment.count)
+                matchBits(
+                    low..<max(low, high), probes: probes, scoring: scoring, deleted: checkDeleted ? deleted : nil,
+                    base: base, into: &sink)
+                continue
             }
             let driverDocs = listDocs[driver]
             let driverFrequencies = listFrequencies[driver]
@@ -276,16 +296,92 @@ enum TextIndex {
                     if list[low] != d { continue outer }
                     contributions[term] = listFrequencies[term][low] * termIDF[term]
                 }
-                var score: Float = 0
-                var start = 0
-                for group in 0..<sumEnds.count {
-                    let end = sumEnds[group]
-                    var groupScore = contributions[sumTerms[start]]
-                    for next in (start + 1)..<end { groupScore += contributions[sumTerms[next]] }
-                    score += groupScore * weights[group]
-                    start = end
+                sink.add(base + Int32(d), score: scoring.score())
+            }
+        }
+    }
+
+    /// How a match's score is summed from its terms' contributions: each group's terms in
+    /// ``sumTerms`` order, times the group's weight, groups in order. One place, so every loop
+    /// sums a match to the same bit.
+    struct GroupedScore {
+        let frequencies: UnsafeMutableBufferPointer<PostingFrequencies>
+        let idfs: UnsafeMutableBufferPointer<Float>
+        /// Each term's contribution to the match at hand (its frequency there times its idf).
+        let contributions: UnsafeMutableBufferPointer<Float>
+        let sumTerms: UnsafeMutableBufferPointer<Int>
+        let sumEnds: UnsafeMutableBufferPointer<Int>
+        let weights: UnsafeMutableBufferPointer<Float>
+
+        @inline(__always) func score() -> Float {
+            var score: Float = 0
+            var start = 0
+            for group in 0..<sumEnds.count {
+                let end = sumEnds[group]
+                var groupScore = contributions[sumTerms[start]]
+                for next in (start + 1)..<end { groupScore += contributions[sumTerms[next]] }
+                score += groupScore * weights[group]
+                start = end
+            }
+            return score
+        }
+    }
+
+    /// The intersection in one segment when every list is bits: 64 documents at a time, a word
+    /// of each list ANDed, and each document left scored as the general loop scores it (its
+    /// position in each list a population count, for its frequency).
+    ///
+    /// - Parameter locals: The segment's documents to match in.
+    private static func matchBits<Sink: MatchSink>(
+        _ locals: Range<Int>, probes: UnsafeMutableBufferPointer<DenseProbe?>, scoring: GroupedScore,
+        deleted: DeleteSet?, base: Int32, into sink: inout Sink
+    ) {
+        guard !locals.isEmpty else { return }
+        let termCount = probes.count
+        let lists = UnsafeMutableBufferPointer<DenseProbe>.allocate(capacity: termCount)
+        defer { lists.deallocate() }
+        for term in 0..<termCount { lists[term] = probes[term]! }
+        let shortest = lists.min { $0.count < $1.count }!
+        sink.reserve(
+            more: shortest.position(atLeast: locals.upperBound) - shortest.position(atLeast: locals.lowerBound))
+        let firstWord = locals.lowerBound >> 6
+        let lastWord = (locals.upperBound - 1) >> 6
+        if termCount == 1 && scoring.sumEnds.count == 1 {
+            // One term in one group (a single common label): every live document of the list
+            // matches, positions counted as they come, scored as the general loop sums it.
+            let list = lists[0]
+            let factor = scoring.idfs[0]
+            let weight = scoring.weights[0]
+            let frequencies = scoring.frequencies[0]
+            var position = list.position(atLeast: locals.lowerBound)
+            for index in firstWord...lastWord {
+                var word = DenseBits.masked(list.words[index], at: index, within: locals)
+                while word != 0 {
+                    let local = index << 6 | word.trailingZeroBitCount
+                    word &= word &- 1
+                    defer { position &+= 1 }
+                    if let deleted, deleted.contains(local) { continue }
+                    sink.add(base + Int32(local), score: frequencies[position] * factor * weight)
                 }
-                sink.add(base + Int32(d), score: score)
+            }
+            return
+        }
+        for index in firstWord...lastWord {
+            var word = ~UInt64(0)
+            for term in 0..<termCount { word &= lists[term].words[index] }
+            word = DenseBits.masked(word, at: index, within: locals)
+            while word != 0 {
+                let bit = UInt64(word.trailingZeroBitCount)
+                word &= word &- 1
+                let local = index << 6 | Int(bit)
+                if let deleted, deleted.contains(local) { continue }
+                let below: UInt64 = (1 &<< bit) &- 1
+                for term in 0..<termCount {
+                    let list = lists[term]
+                    let position = Int(list.ranks[index]) &+ (list.words[index] & below).nonzeroBitCount
+                    scoring.contributions[term] = scoring.frequencies[term][position] * scoring.idfs[term]
+                }
+                sink.add(base + Int32(local), score: scoring.score())
             }
         }
     }
@@ -348,7 +444,7 @@ enum TextIndex {
         deleted: DeleteSet?,
         base: Int32, into sink: inout Sink
     ) {
-        guard !drivers.isEmpty, !other.docs.isEmpty else { return }
+        guard !drivers.isEmpty, otherProbe != nil || !other.docs.isEmpty else { return }
         // Per match: its driver posting and its posting in the other list.
         let driverAt = UnsafeMutableBufferPointer<Int32>.allocate(capacity: drivers.count)
         let otherAt = UnsafeMutableBufferPointer<Int32>.allocate(capacity: drivers.count)
@@ -398,8 +494,9 @@ enum TextIndex {
     /// Live documents whose title or a tag analyzes to exactly `terms`, ascending.
     static func exactMatches(_ terms: [String], in snapshot: CatalogSnapshot) -> [Int32] {
         let phrases = snapshot.phrases(Segment.hash(phrase: terms))
-        return live(in: snapshot) { si, segment in
-            phrases.first { $0.segment == si }.map { UnsafeBufferPointer(rebasing: segment.phraseDocs[$0.postings]) }
+        return live(in: snapshot) { si, segment, keep in
+            guard let phrase = phrases.first(where: { $0.segment == si }) else { return }
+            segment.phraseDocs(phrase.phrase).forEach { doc, _ in keep(doc) }
         }
     }
 }
