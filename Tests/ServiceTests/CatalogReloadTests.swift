@@ -43,6 +43,7 @@ import WireProtocol
     @Test("a catalog file replaced on disk is served within the poll interval, bad lines skipped")
     func reloadsChangedFile() async throws {
         let file = try Self.catalog([Self.album])
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let serve = try ServeCommandTests.ServeProcess(arguments: ["--catalog", file.path, "--reload-interval", "0.2"])
         let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: serve.port))
         #expect(try await Self.titles("zebra", client: client, waitingFor: []) == [])
@@ -62,6 +63,7 @@ import WireProtocol
     @Test("with polling off, SIGHUP reloads the catalog and deletions disappear")
     func reloadsOnSIGHUP() async throws {
         let file = try Self.catalog([Self.album, Self.newAlbum])
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
         let serve = try ServeCommandTests.ServeProcess(arguments: ["--catalog", file.path, "--reload-interval", "0"])
         let client = ServiceClient(target: .tcp(host: "127.0.0.1", port: serve.port))
         #expect(try await Self.titles("zebra", client: client, waitingFor: ["Zebra Crossing"]) == ["Zebra Crossing"])

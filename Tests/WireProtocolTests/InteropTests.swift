@@ -76,6 +76,7 @@ struct InteropTests {
         configuration.responseCompression = .gzip
         try await withServer(configuration, observations: observations) { _, addresses in
             let path = try Self.script("client", Self.clientScript)
+            defer { try? FileManager.default.removeItem(atPath: path) }
             let output = Pipe()
             let process = try Self.python([path, "127.0.0.1:\(addresses.tcpPort!)"], stdout: output)
             // Read off the pool: the server under test needs the cooperative pool.
@@ -130,6 +131,7 @@ struct InteropTests {
 
     @Test func ourClientTalksToAGrpcioServer() async throws {
         let path = try Self.script("server", Self.serverScript)
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let input = Pipe()
         let output = Pipe()
         let process = try Self.python([path], stdin: input, stdout: output)

@@ -1,5 +1,6 @@
 """Generates grpcio stubs from the project's own protos at test time, into a temp dir."""
 
+import atexit
 import importlib
 import os
 import shutil
@@ -20,6 +21,8 @@ def load(*protos):
     the proto package, and so every method path, stays as written.
     """
     work = tempfile.mkdtemp(prefix="vi-continue-stubs-")
+    # The modules are imported by the time the process exits, so the directory can go then.
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
     sources = os.path.join(work, "proto")
     os.mkdir(sources)
     names = []
