@@ -100,6 +100,18 @@ struct SQLiteConnection: ~Copyable {
         }
     }
 
+    /// Copies the WAL's committed frames into the database file without waiting for any
+    /// reader or writer (a PASSIVE checkpoint), and returns the WAL's length in frames when it
+    /// began. A commit that begins while every frame is copied starts the WAL over.
+    @discardableResult
+    func checkpointPassively() throws(SearchError) -> Int {
+        var frames: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, nil)
+        // BUSY: another connection's checkpoint is running; it does this one's work.
+        guard rc == SQLITE_OK || rc == SQLITE_BUSY else { throw failure("checkpoint") }
+        return Int(frames)
+    }
+
     /// The rowid of the last row inserted on this connection.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(db) }
 

@@ -7,14 +7,16 @@ internal import Synchronization
 /// Durability: `journal_mode=WAL` with `synchronous=FULL`, so every committed `save` has been
 /// fsynced to the WAL before it returns. With `NORMAL`, a commit survives a kill -9 of the process
 /// (the WAL is in the OS page cache) but not a power cut; FULL costs one fsync per Capture and
-/// also covers the power cut, which is what "acknowledged" should mean. Checkpoints run
-/// automatically (every 1000 WAL pages) and on close.
+/// also covers the power cut, which is what "acknowledged" should mean. Checkpoints (copying
+/// the WAL into the database file) run on a background lane of their own, not inside a
+/// Capture's commit (``WALCheckpointer``), and on close.
 ///
 /// The async calls run their statements on a lane of their own (``BlockingLane``): a caller
 /// waiting for the fsync is suspended and leaves its cooperative thread to other calls.
 public final class SQLiteSessionStore: SessionStore {
     private let connection: Mutex<SQLiteConnection>
     private let lane: BlockingLane
+    private let checkpointer: WALCheckpointer
     /// Rows in the table (counted at open, then kept), sessions saved and purged since open.
     private let counts: Mutex<(stored: Int, created: Int, purged: Int)>
     /// The database file.
@@ -26,6 +28,7 @@ public final class SQLiteSessionStore: SessionStore {
     public init(path: String) throws(SearchError) {
         self.path = path
         let connection = try SQLiteConnection.durable(path: path)
+        try connection.execute("PRAGMA wal_autocheckpoint=0")
         try connection.execute(
             """
             CREATE TABLE IF NOT EXISTS sessions (
@@ -40,6 +43,7 @@ public final class SQLiteSessionStore: SessionStore {
         }
         counts = Mutex((stored, 0, 0))
         self.connection = Mutex(connection)
+        checkpointer = try WALCheckpointer(path: path)
         lane = BlockingLane(label: "vi-continue.sessions \(path)")
     }
 
@@ -57,6 +61,7 @@ public final class SQLiteSessionStore: SessionStore {
                 "INSERT OR REPLACE INTO sessions (id, expires_at_ms, record) VALUES (?1, ?2, ?3)",
                 bind: [.text(id), .int(expiresAtUnixMs), .blob(blob)])
         }
+        catchUpIfAsked()
         // Ids are random 128-bit values: a save adds a row (a replace would count one too many).
         counts.withLock { counts in
             counts.stored += 1
@@ -82,6 +87,7 @@ public final class SQLiteSessionStore: SessionStore {
             try connection.withLock { connection throws(SearchError) in
                 try connection.run("DELETE FROM sessions WHERE expires_at_ms <= ?1", bind: [.int(nowUnixMs)])
                 let deleted = connection.changes
+                catchUpIfAsked()
                 counts.withLock { counts in
                     counts.stored -= deleted
                     counts.purged += deleted
@@ -90,6 +96,19 @@ public final class SQLiteSessionStore: SessionStore {
             }
         }
     }
+
+    /// Counts a commit with the checkpointer and, when it asks for a catch-up, queues on this
+    /// store's lane (between two saves, not inside one) the copy of what landed during its last
+    /// copy, so that the next commit starts the WAL over.
+    private func catchUpIfAsked() {
+        guard checkpointer.committed() else { return }
+        lane.enqueue { [self] in
+            connection.withLock { connection in _ = try? connection.checkpointPassively() }
+        }
+    }
+
+    /// The background copies of the WAL finished so far (waiting for one that is running).
+    var checkpointsFinished: Int { checkpointer.copiesFinished }
 
     public var statistics: SessionStoreStatistics {
         counts.withLock { counts in
