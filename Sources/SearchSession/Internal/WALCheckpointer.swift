@@ -12,11 +12,11 @@ internal import Synchronization
 ///
 /// The WAL starts over from its beginning only when a commit begins with every frame copied,
 /// and commits that land during a copy leave frames behind it (on a busy server some land
-/// during every copy), so the WAL grows across copies. Once a copy finds it
-/// longer than `framesAllowed` frames, ``committed()`` tells the committer to catch up: to
-/// checkpoint what landed during that copy itself, between two of its commits (a short copy,
-/// but one that holds the next commit back), after which its next commit starts the WAL over.
-/// Catching up after every copy kept the WAL smallest but held back one Capture in a hundred
+/// during every copy), so the WAL grows across copies. Once a copy finds it longer than
+/// `framesAllowed` frames, ``committed()`` tells the committer to catch up: to checkpoint what
+/// landed during that copy itself, between two of its commits (a short copy, but one that holds
+/// the next commit back), after which its next commit starts the WAL over. Catching up after
+/// every copy kept the WAL smallest but held back one Capture in a hundred
 /// (bench/search/README.md, "Twenty-fourth pass").
 final class WALCheckpointer: Sendable {
     private let connection: Mutex<SQLiteConnection>
