@@ -6,10 +6,11 @@
 /// A block is a byte with its width, a byte with its count less one, then its gaps end to end
 /// (little-endian, the first in the lowest bits) in whole bytes. Such a list is read whole, or
 /// walked from its start: a search decodes the lists it intersects (in a segment of 16,384
-/// documents or more, none of them more than a sixteenth of it), at about a nanosecond a number. As 32-bit numbers these lists were
-/// most of a segment's resident pages after a Capture load; packed they take a third or less (the
-/// sparse catalog's 6.3 MiB of such postings take 2.2, the listings catalog's 9.4 take 2.9, and
-/// its phrase lists 8.3 MiB take 2.0, with 0.75 of bits for its common phrases).
+/// documents or more, none of them more than a sixteenth of it), at about a nanosecond a
+/// number. As 32-bit numbers these lists were most of a segment's resident pages after a Capture
+/// load; packed they take a third or less (the sparse catalog's 6.3 MiB of such postings take
+/// 2.2, the listings catalog's 9.4 take 2.9, and its phrase lists 8.3 MiB take 2.0, with 0.75 of
+/// bits for its common phrases).
 ///
 /// A reader may load 8 bytes from anywhere in a list, so the section that holds the lists ends
 /// with ``padding`` bytes.
