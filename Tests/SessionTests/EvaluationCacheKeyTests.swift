@@ -59,22 +59,25 @@ import Testing
     }
 
     @Test func aStorePastTheBudgetDropsOneEntryNotAQuarter() {
-        // Entries of one size: once full, each store drops the one least recently used, so the
-        // cache stays full instead of emptying a quarter at once every so often.
+        // Entries of about one size: once full, each store drops the one least recently used,
+        // so the cache stays full instead of emptying a quarter (a dozen entries) at once every
+        // so often. "About": an entry's bytes count its arrays' capacities, which the allocator
+        // rounds, so the count may move by one (a CI run saw 52 against 51).
         let cache = EvaluationCache(budget: 30_000)
         for i in 0..<100 { cache.store(Self.evaluation, for: Self.key(i)) }
         let full = cache.count
+        let aboutFull = (full - 1)...(full + 1)
         for i in 100..<600 {
             cache.store(Self.evaluation, for: Self.key(i))
-            #expect(cache.count == full, "after \(i)")
+            #expect(aboutFull.contains(cache.count), "after \(i): \(cache.count) held, \(full) when full")
         }
         // Lookups between stores (their uses are noted too) change nothing of that.
         for i in 600..<5_000 {
             _ = cache.evaluation(Self.key(i - 1), needed: 0)
             cache.store(Self.evaluation, for: Self.key(i))
         }
-        #expect(cache.count == full)
+        #expect(aboutFull.contains(cache.count))
         #expect(cache.evaluation(Self.key(4_999), needed: 0) != nil)
-        #expect(cache.evaluation(Self.key(4_999 - full), needed: 0) == nil)
+        #expect(cache.evaluation(Self.key(4_999 - full - 1), needed: 0) == nil)
     }
 }
