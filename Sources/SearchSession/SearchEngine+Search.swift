@@ -86,7 +86,9 @@ extension SearchEngine {
                     snapshot, session: session, request: request, needed: window.overflow ? .max : window.partialValue,
                     splitting: alone)
             }
-            evaluations.store(evaluation, for: key)
+            // Only a page that has a next one is asked for again (its token names this key): an
+            // evaluation whose hits end on this page would take the place of one that is.
+            if evaluation.total > needed { evaluations.store(evaluation, for: key) }
         }
         let total = evaluation.total
         let page = evaluation.hits.dropFirst(offset).prefix(pageSize)

@@ -78,11 +78,12 @@ public final class SearchEngine: Sendable {
     /// (``defaultEvaluationCacheMiB`` unless set); 0 evaluates every page afresh.
     public func limitEvaluationCache(toBytes bytes: Int) { evaluations.limit(toBytes: bytes) }
 
-    /// The evaluation cache's budget unless set, in MiB: a few thousand recent searches' next
-    /// pages on a catalog of forty facets. The cache stays at its budget (it drops one entry a
-    /// store); at 16 it used to fall to three quarters at each eviction, so 12 holds what it
-    /// held then at least.
-    public static let defaultEvaluationCacheMiB = 12
+    /// The evaluation cache's budget unless set, in MiB: about a thousand recent searches that
+    /// have a next page, on a catalog of forty facets (5–7 KB an entry on sparse-100k, where 12
+    /// MiB held about 1,300 at 10 KB before facet values were bit-packed). The cache stays at its
+    /// budget (it drops one entry a store), so the budget is what it adds to the heap, plus the
+    /// allocator's share.
+    public static let defaultEvaluationCacheMiB = 6
     let nowMs: @Sendable () -> Int64
 
     /// The day sheet answers treat as today, in days since the Unix epoch, when fixed; `.min` for

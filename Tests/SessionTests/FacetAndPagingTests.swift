@@ -477,6 +477,28 @@ enum RandomCatalog {
         #expect(engine.evaluations.hits - before < pages - 1)
     }
 
+    @Test func onlyAPageWithANextOneKeepsItsEvaluation() throws {
+        let engine = SearchEngine(entities: RandomCatalog.entities(600, seed: 4))
+        func search(_ id: String, label: String, pageSize: Int, token: String = "") throws -> SearchState {
+            let session = SessionRecord(
+                id: id, labels: [Label(label)], prints: [], source: .camera, locale: "", pageSize: pageSize,
+                createdAtUnixMs: 0, expiresAtUnixMs: 1)
+            return try engine.search(session: session, request: SearchRequest(sessionID: id, pageToken: token))
+        }
+        // All hits on one page ("17" is in one title): no token will ask for this evaluation
+        // again, so none is kept.
+        let whole = try search("whole", label: "17", pageSize: 20)
+        #expect(whole.totalHits >= 1 && whole.totalHits <= 20)
+        #expect(whole.nextPageToken.isEmpty)
+        #expect(engine.evaluations.count == 0)
+        // A first page with a next one keeps it, and the next page is cut from it.
+        let first = try search("paged", label: "item", pageSize: 2)
+        #expect(!first.nextPageToken.isEmpty)
+        #expect(engine.evaluations.count == 1)
+        _ = try search("paged", label: "item", pageSize: 2, token: first.nextPageToken)
+        #expect(engine.evaluations.hits == 1)
+    }
+
     @Test func withoutRoomForEvaluationsEveryPageIsEvaluatedAndAnswersTheSame() throws {
         let cached = SearchEngine(entities: RandomCatalog.entities(600, seed: 4))
         let uncached = SearchEngine(entities: RandomCatalog.entities(600, seed: 4))

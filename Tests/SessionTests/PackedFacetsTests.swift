@@ -34,27 +34,41 @@ import Testing
     }
 
     @Test func valuesComeBackByPosition() {
-        var values = PackedFacetValues()
-        let first = values.append(Self.facets[0].values)
-        let none = values.append([])
-        let second = values.append(Self.facets[2].values)
-        #expect(first == 0..<2)
-        #expect(none.isEmpty)
-        #expect(second == 2..<6)
-        #expect(values.values(second) == Self.facets[2].values)
-        #expect(values.values(first) == Self.facets[0].values)
+        let values = PackedFacetValues(runs: [(Self.facets[0].values, nil), ([], nil), (Self.facets[2].values, nil)])
+        #expect(values.count == 6)
+        #expect(values.values(2..<6) == Self.facets[2].values)
+        #expect(values.values(0..<2) == Self.facets[0].values)
+        #expect(values.values(2..<2).isEmpty)
         #expect(values.all == Self.facets[0].values + Self.facets[2].values)
     }
 
-    @Test func aValueCostsItsTextAndEightBytesNotAnObject() {
-        // A thousand values of 40-byte texts: about 48 KB packed, against 32 bytes of
+    @Test func aValueCostsItsTextAndItsBitsNotAnObject() {
+        // A thousand values of 40-byte texts: about 45 KB packed, against 32 bytes of
         // FacetValue plus a heap object of about 72 bytes each unpacked.
         let values = (0..<1000).map {
             FacetValue(value: "Deutschland/Berlin/Berlin/Straße \($0 + 100_000)", count: $0, selected: $0 == 7)
         }
         let packed = PackedFacetValues(values)
         #expect(packed.all == values)
-        #expect(packed.bytes < 1000 * 56)
+        #expect(packed.bytes < 1000 * 46)
+    }
+
+    @Test func countsAndReferencesTakeTheBitsTheirLargestNeeds() {
+        // Counts up to 2^32 - 1 and numbers up to 2^31 - 1 come back whole; a thousand values
+        // numbered below 1,024 with counts below 1,024 take 11 + 10 bits each.
+        let labels = (0..<1024).map { "v\($0)" }
+        let small = (0..<1000).map {
+            FacetValue(value: labels[$0], count: 1023 - $0, selected: false, labelNumber: Int32($0))
+        }
+        let packed = PackedFacetValues(runs: [(small, labels)])
+        #expect(packed.values(0..<1000, labels: labels) == small)
+        #expect(packed.bytes <= (1000 * 21 + 7) / 8 + 2 * 8 + 64)
+        let wide = (0..<3).map { n in
+            FacetValue(value: "x", count: Int(UInt32.max) - n, selected: n == 2, labelNumber: Int32.max - Int32(n))
+        }
+        let widest = PackedFacetValues(runs: [(wide, nil)])
+        #expect(widest.all.map(\.count) == wide.map(\.count))
+        #expect(widest.all.map(\.selected) == [false, false, true])
     }
 
     /// Labels as a snapshot's numbering would give them, and the facets counted in them.
@@ -85,16 +99,16 @@ import Testing
             values: [FacetValue(value: "100..199", count: 5, selected: false, labelNumber: -1)]),
     ]
 
-    @Test func numberedValuesComeBackAsTheirLabelsAndCostEightBytes() {
+    @Test func numberedValuesComeBackAsTheirLabelsInAFewBytes() {
         let packed = PackedFacets(Self.numberedFacets, labels: Self.labels)
         let unpacked = packed.facets
         #expect(unpacked == Self.numberedFacets)
         // The numbers come back too, so a page cut from the cache packs the same way again.
         let numbers = { (facets: [Facet]) in facets.flatMap { $0.values.map(\.labelNumber) } }
         #expect(numbers(unpacked) == numbers(Self.numberedFacets))
-        // 1,005 values: eight bytes each and the two texts kept ("42", "100..199"), against
-        // 48 KB with every street's text.
-        #expect(packed.bytes < 1_005 * 8 + 1_024)
+        // 1,005 values: 11 bits of reference and 10 of count each and the two texts kept ("42",
+        // "100..199"), against 48 KB with every street's text.
+        #expect(packed.bytes < 1_005 * 3 + 1_024)
         #expect(PackedFacets(Self.numberedFacets).bytes > 40 * 1_000)
     }
 
@@ -130,10 +144,11 @@ import Testing
             [text("a"), numbered(4)], [numbered(5), text("b"), numbered(6), text("")],
             [numbered(7)], [numbered(8), text("ccc")],
         ]
-        var values = PackedFacetValues()
-        let positions = ranges.map { values.append($0, labels: labels) }
-        for (range, expected) in zip(positions, ranges) {
-            #expect(values.values(range, labels: labels) == expected)
+        let values = PackedFacetValues(runs: ranges.map { ($0, labels) })
+        var start = 0
+        for expected in ranges {
+            #expect(values.values(start..<start + expected.count, labels: labels) == expected)
+            start += expected.count
         }
         #expect(values.values(0..<values.count, labels: labels) == ranges.flatMap { $0 })
     }

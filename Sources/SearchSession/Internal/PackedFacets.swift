@@ -5,25 +5,60 @@
 /// A Capture's facets can list a hundred values for each of forty attributes, and the cache
 /// keeps hundreds of evaluations: as `FacetValue`s that was 32 bytes a value plus a heap object
 /// for each text past 15 bytes (category paths, streets, authors), most of the cache's memory.
-/// Packed, a value costs eight bytes (its text's bytes more for a bucket label or a number
-/// counted by its text); it is unpacked when a page is cut, its text read from ``FacetLabels``.
+/// Packed, a value's reference and count take the bits the entry's largest of each needs
+/// (``PackedColumn``: 17 and 10–17 on the bench catalogs, about four and a half bytes where two
+/// `Int32`s took eight), its text's bytes more for a bucket label or a number counted by its
+/// text; it is unpacked when a page is cut, its text read from ``FacetLabels``.
 struct PackedFacetValues: Sendable {
-    private var text: [UInt8] = []
-    /// Per value, its number in the labels it was appended with (0 or more), or where its text
-    /// ends in ``text``, bits inverted (below 0); a text starts where the previous one ended.
-    private var references: [Int32] = []
-    /// Per value, its count.
-    private var counts: [Int32] = []
+    private let text: [UInt8]
+    /// Per value, at ``referenceWidth`` bits: a value kept by its number `n` in the labels it was
+    /// packed with as `2n`, a text as `2e + 1` where `e` is where it ends in ``text`` (it starts
+    /// where the previous text ended). Even and odd, so small numbers and offsets stay narrow.
+    private let references: [UInt8]
+    private let referenceWidth: Int
+    /// Per value, its count, at ``countWidth`` bits.
+    private let counts: [UInt8]
+    private let countWidth: Int
     /// The positions of the selected values (few: what the user picked).
-    private var selected: [Int32] = []
-
-    init() {}
+    private let selected: [Int32]
+    let count: Int
 
     /// Packs `values` by their texts (the browse state's categories; facets go through
     /// ``PackedFacets``, which names values by number).
-    init(_ values: [FacetValue]) {
-        reserve(values: values.count, textBytes: Self.textBytes(of: values, labels: nil))
-        append(values)
+    init(_ values: [FacetValue] = []) {
+        self.init(runs: [(values, nil)])
+    }
+
+    /// Packs the values of every run, each by number where its `labels` name them, in order:
+    /// the values of run `k` take the positions after those of the runs before it.
+    init(runs: [(values: [FacetValue], labels: [String]?)]) {
+        let total = runs.reduce(0) { $0 + $1.values.count }
+        var text = [UInt8]()
+        text.reserveCapacity(runs.reduce(0) { $0 + Self.textBytes(of: $1.values, labels: $1.labels) })
+        var references = [UInt32]()
+        var counts = [UInt32]()
+        var selected = [Int32]()
+        references.reserveCapacity(total)
+        counts.reserveCapacity(total)
+        for (values, labels) in runs {
+            for value in values {
+                if Self.isNumbered(value, in: labels) {
+                    references.append(UInt32(value.labelNumber) << 1)
+                } else {
+                    text.append(contentsOf: value.value.utf8)
+                    // A cache entry's text is a few kilobytes: far below 2^31.
+                    references.append(UInt32(text.count) << 1 | 1)
+                }
+                // Counts are live documents of one snapshot: far below 2^32.
+                counts.append(UInt32(clamping: value.count))
+                if value.selected { selected.append(Int32(counts.count - 1)) }
+            }
+        }
+        self.text = text
+        (referenceWidth, self.references) = PackedColumn.pack(references)
+        (countWidth, self.counts) = PackedColumn.pack(counts)
+        self.selected = selected
+        count = total
     }
 
     /// Whether `value` is kept as its number in `labels`, the labels its number was given in
@@ -35,65 +70,48 @@ struct PackedFacetValues: Sendable {
         return value.labelNumber >= 0 && Int(value.labelNumber) < labels.count
     }
 
-    /// The text bytes `values` keep when appended with `labels`.
+    /// The text bytes `values` keep when packed with `labels`.
     static func textBytes(of values: [FacetValue], labels: [String]?) -> Int {
         values.reduce(0) { $0 + (isNumbered($1, in: labels) ? 0 : $1.value.utf8.count) }
     }
 
-    /// Makes room for `values` more values with `textBytes` of text in all: kept entries are
-    /// made to size, not grown by doubling.
-    mutating func reserve(values: Int, textBytes: Int) {
-        text.reserveCapacity(text.count + textBytes)
-        references.reserveCapacity(references.count + values)
-        counts.reserveCapacity(counts.count + values)
-    }
-
-    var count: Int { counts.count }
-
-    /// Appends `values` (by number where `labels` names them) and returns their positions.
-    @discardableResult
-    mutating func append(_ values: [FacetValue], labels: [String]? = nil) -> Range<Int> {
-        let start = counts.count
-        for value in values {
-            if Self.isNumbered(value, in: labels) {
-                references.append(value.labelNumber)
-            } else {
-                text.append(contentsOf: value.value.utf8)
-                // A cache entry's text is a few kilobytes: far below 2^31.
-                references.append(~Int32(text.count))
-            }
-            // Counts are live documents of one snapshot: far below 2^31.
-            counts.append(Int32(clamping: value.count))
-            if value.selected { selected.append(Int32(counts.count - 1)) }
-        }
-        return start..<counts.count
-    }
-
-    /// The values at `positions`, as they were appended (with the same `labels`).
+    /// The values at `positions`, as they were packed (with the same `labels`).
     func values(_ positions: Range<Int>, labels: [String]? = nil) -> [FacetValue] {
-        var out = [FacetValue]()
-        out.reserveCapacity(positions.count)
-        var selectedIndex = selected.partitionPoint { Int($0) >= positions.lowerBound }
-        // Where the range's first text starts: where the last text before it ended.
-        var textStart = references[..<positions.lowerBound].last(where: { $0 < 0 }).map { Int(~$0) } ?? 0
-        for position in positions {
-            let isSelected = selectedIndex < selected.count && Int(selected[selectedIndex]) == position
-            if isSelected { selectedIndex += 1 }
-            let reference = references[position]
-            let label: String
-            if reference >= 0 {
-                label = labels![Int(reference)]
-            } else {
-                let end = Int(~reference)
-                label = String(decoding: text[textStart..<end], as: UTF8.self)
-                textStart = end
+        references.withUnsafeBufferPointer { referenceBytes in
+            counts.withUnsafeBufferPointer { countBytes in
+                let references = PackedColumn(bytes: referenceBytes, width: referenceWidth, count: count)!
+                let counts = PackedColumn(bytes: countBytes, width: countWidth, count: count)!
+                var out = [FacetValue]()
+                out.reserveCapacity(positions.count)
+                var selectedIndex = selected.partitionPoint { Int($0) >= positions.lowerBound }
+                // Where the range's first text starts: where the last text before it ended.
+                var textStart = 0
+                for position in (0..<positions.lowerBound).reversed() where references[position] & 1 == 1 {
+                    textStart = Int(references[position] >> 1)
+                    break
+                }
+                for position in positions {
+                    let isSelected = selectedIndex < selected.count && Int(selected[selectedIndex]) == position
+                    if isSelected { selectedIndex += 1 }
+                    let reference = references[position]
+                    let label: String
+                    let number: Int32
+                    if reference & 1 == 0 {
+                        number = Int32(reference >> 1)
+                        label = labels![Int(number)]
+                    } else {
+                        let end = Int(reference >> 1)
+                        label = String(decoding: text[textStart..<end], as: UTF8.self)
+                        textStart = end
+                        number = -1
+                    }
+                    out.append(
+                        FacetValue(
+                            value: label, count: Int(counts[position]), selected: isSelected, labelNumber: number))
+                }
+                return out
             }
-            out.append(
-                FacetValue(
-                    value: label, count: Int(counts[position]), selected: isSelected,
-                    labelNumber: max(reference, -1)))
         }
-        return out
     }
 
     /// Every value.
@@ -101,7 +119,7 @@ struct PackedFacetValues: Sendable {
 
     /// The bytes the arrays hold.
     var bytes: Int {
-        text.capacity + references.capacity * 4 + counts.capacity * 4 + selected.capacity * 4
+        text.capacity + references.capacity + counts.capacity + selected.capacity * 4
     }
 }
 
@@ -166,20 +184,14 @@ struct PackedFacets: Sendable {
 
     private var headers: [Header] = []
     private var otherNames: [String] = []
-    private var values = PackedFacetValues()
+    private var values: PackedFacetValues
     private let labels: FacetLabels
 
     /// Packs `facets`, whose values are numbered in `labels` (see ``FacetValue/labelNumber``).
     init(_ facets: [Facet], labels: FacetLabels = FacetLabels()) {
         self.labels = labels
         headers.reserveCapacity(facets.count)
-        var valueCount = 0
-        var textBytes = 0
-        for facet in facets {
-            valueCount += facet.values.count
-            textBytes += PackedFacetValues.textBytes(of: facet.values, labels: labels.labels(of: facet.kind))
-        }
-        values.reserve(values: valueCount, textBytes: textBytes)
+        var valuesEnd = 0
         for facet in facets {
             let name: Int32
             if let number = labels.attributeNumbers[facet.name] {
@@ -188,13 +200,14 @@ struct PackedFacets: Sendable {
                 name = ~Int32(otherNames.count)
                 otherNames.append(facet.name)
             }
-            let range = values.append(facet.values, labels: labels.labels(of: facet.kind))
+            valuesEnd += facet.values.count
             // A cache entry holds a few hundred values and far fewer left out than 2^31.
             headers.append(
                 Header(
                     name: name, kind: facet.kind, moreValues: Int32(clamping: facet.moreValues),
-                    valuesEnd: Int32(range.upperBound)))
+                    valuesEnd: Int32(valuesEnd)))
         }
+        values = PackedFacetValues(runs: facets.map { ($0.values, labels.labels(of: $0.kind)) })
     }
 
     /// The facets as they were packed.
