@@ -84,6 +84,7 @@ enum ServeCommand {
             return ExitCode.usage
         }
         setup.sessions.engine.limitEvaluationCache(toBytes: evaluationCacheMiB << 20)
+        StartupCode.release()
         if setup.replica == nil { health.setStatus(.serving) }
         defer { setup.replica?.stop() }
         writeError("vi-continue: \(setup.description)")
