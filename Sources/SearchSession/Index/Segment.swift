@@ -94,6 +94,9 @@ final class Segment: @unchecked Sendable {
     /// Its pairs numbered for counting, made on first use (see ``FacetSlots``).
     let slotsCache = Mutex<FacetSlots?>(nil)
 
+    /// The attributes filters have named, as columns (see ``AttributeColumn``).
+    private let columnsCache = Mutex<[UInt32: AttributeColumn]>([:])
+
     /// Reads a segment from its bytes.
     ///
     /// - Throws: ``SearchError/Code/storage`` when the bytes are not a whole segment of this
@@ -356,6 +359,19 @@ final class Segment: @unchecked Sendable {
     /// The attribute number of value id `value`.
     @inline(__always) func attribute(ofValue value: UInt32) -> UInt32 {
         isNumber(value) ? numberAttribute[Int(value) - valueStrings.count] : valueAttribute[Int(value)]
+    }
+
+    /// Attribute `attribute` as a column of value ids, made on first use and kept.
+    func column(ofAttribute attribute: UInt32) -> AttributeColumn {
+        if let kept = columnsCache.withLock({ $0[attribute] }) { return kept }
+        // Made outside the lock (a pass over every pair): searches that need another column, or
+        // none, do not wait for it. Two that need this one may both make it; the first is kept.
+        let made = AttributeColumn(attribute: attribute, of: self)
+        return columnsCache.withLock { cache in
+            if let kept = cache[attribute] { return kept }
+            cache[attribute] = made
+            return made
+        }
     }
 
     /// The value ids of the numbers of attribute `attribute`, ascending by number.

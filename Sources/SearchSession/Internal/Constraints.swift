@@ -123,10 +123,14 @@ struct Standing {
 }
 
 /// One attribute filter in a segment's numbering: plain values, so checking it copies nothing
-/// that is counted (the ids of an any-of filter live as long as the constraints that own them).
+/// that is counted (the ids of an any-of filter live as long as the constraints that own them;
+/// the attribute's column as long as its segment, which the search holds).
 struct CompiledFilter {
     /// The segment's number of the attribute; `.max` when no document has it (nothing passes).
     let number: UInt32
+    /// Per document, its value id of the attribute (``AttributeColumn``); empty when no
+    /// document has it.
+    private let column: UnsafeBufferPointer<UInt32>
     /// A range filter passes one run of the attribute's numbers (empty when none does).
     private let range: Range<UInt32>?
     /// An any-of filter passes these value ids, ascending: the attribute's string values named,
@@ -137,6 +141,7 @@ struct CompiledFilter {
     init(_ filter: AttributeFilter, segment: Segment) {
         let number = segment.attributeNumber(named: filter.attribute)
         self.number = number ?? .max
+        column = number.map { segment.column(ofAttribute: $0).ids } ?? UnsafeBufferPointer(start: nil, count: 0)
         var ids = [UInt32]()
         switch (filter.condition, number) {
         case (_, nil):
@@ -165,28 +170,19 @@ struct CompiledFilter {
     func release() { values.deallocate() }
 
     /// Whether a document satisfies the filter; a missing attribute never does.
-    ///
-    /// A value id names its attribute, so the document matches when one of its pairs has an id
-    /// the filter passes: no pair's attribute is looked up (a random read per pair).
     @inline(__always) func matches(_ doc: Int, in segment: Segment) -> Bool {
         guard number != .max else { return false }
-        if let range {
-            for pair in segment.attributes(of: doc) where range.contains(segment.pairValue[pair]) { return true }
-            return false
+        let value = column[doc]
+        // A missing value (`AttributeColumn.missing`) is past every id: no range or list has it.
+        if let range { return range.contains(value) }
+        guard let first = values.first, let last = values.last, value >= first && value <= last else { return false }
+        var low = 0
+        var high = values.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if values[mid] < value { low = mid + 1 } else { high = mid }
         }
-        guard let first = values.first, let last = values.last else { return false }
-        for pair in segment.attributes(of: doc) {
-            let value = segment.pairValue[pair]
-            guard value >= first && value <= last else { continue }
-            var low = 0
-            var high = values.count
-            while low < high {
-                let mid = (low + high) >> 1
-                if values[mid] < value { low = mid + 1 } else { high = mid }
-            }
-            if values[low] == value { return true }
-        }
-        return false
+        return values[low] == value
     }
 }
 
