@@ -201,6 +201,7 @@ extension SearchEngine {
         if SegmentCounts.pays(for: docs.count, in: segment) {
             // Many documents: count in the segment's own numbers, folded once at the end.
             let counts = SegmentCounts(segment, notesPresence: true)
+            let masks = segment.attributeMasks.masks
             for global in docs {
                 let doc = Int(global - base)
                 guard let standing = compiled.standing(doc, in: segment) else { continue }
@@ -209,18 +210,18 @@ extension SearchEngine {
                 let pairs = segment.attributes(of: doc)
                 if standing.countsEveryValue {
                     for pair in pairs { counts.addValue(segment.pairValue[pair]) }
-                } else if standing.countsSomeValues {
-                    // Only the failed attribute's value counts: the one case that looks attributes up.
-                    for pair in pairs {
-                        let value = segment.pairValue[pair]
-                        if standing.countsValue(ofAttribute: segment.attribute(ofValue: value)) {
-                            counts.addValue(value)
-                        } else {
-                            counts.notePresent(value)
+                } else {
+                    if standing.countsSomeValues {
+                        // Only the failed attribute's value counts: the one case that looks attributes up.
+                        for pair in pairs {
+                            let value = segment.pairValue[pair]
+                            if standing.countsValue(ofAttribute: segment.attribute(ofValue: value)) {
+                                counts.addValue(value)
+                            }
                         }
                     }
-                } else {
-                    for pair in pairs { counts.notePresent(segment.pairValue[pair]) }
+                    // Its other attributes show all the same, with the counts the constraints leave.
+                    counts.notePresent(attributesOf: doc, masks)
                 }
             }
             counts.fold(into: tally, numbers)

@@ -537,10 +537,14 @@ final class SegmentCounts {
     private let categories: UnsafeMutableBufferPointer<Int32>
     private let values: UnsafeMutableBufferPointer<Int32>
     /// Value ids present in a document looked at but not counted (which attributes to show);
-    /// empty unless the counts were made to note them.
+    /// empty unless the counts were made to note them: only for attributes numbered 63 and
+    /// more (see ``notePresent(attributesOf:_:)``).
     private let present: UnsafeMutableBufferPointer<Bool>
     /// Whether ``notePresent(_:)`` was called: otherwise `present` is all false.
     private var anyNoted = false
+    /// The attributes numbered below 63 of the documents looked at but not counted, as bits
+    /// (see ``AttributeMasks``).
+    private var presentAttributes: UInt64 = 0
     private let noCategory: UInt32
     private let countsValues: Bool
 
@@ -561,8 +565,8 @@ final class SegmentCounts {
         return documents * (pairsPerDocument + 2) * 8 >= counters + segment.categoryNames.count
     }
 
-    /// Counts for `segment`; `notesPresence` when some values will be noted but not counted
-    /// (``notePresent(_:)``).
+    /// Counts for `segment`; `notesPresence` when some documents will be noted but not counted
+    /// (``notePresent(attributesOf:_:)``).
     ///
     /// Without `countsValues`, only types and categories are counted (the values by
     /// ``FacetSlots``).
@@ -572,7 +576,8 @@ final class SegmentCounts {
         types = filledBuffer(segment.typeNames.count, 0)
         categories = filledBuffer(segment.categoryNames.count + 1, 0)
         values = filledBuffer(countsValues ? segment.valueCount : 0, 0)
-        present = filledBuffer(notesPresence ? segment.valueCount : 0, false)
+        // Masks note attributes numbered below 63; the rest are noted by their values.
+        present = filledBuffer(notesPresence && segment.attributeNames.count > 63 ? segment.valueCount : 0, false)
         noCategory = UInt32(segment.categoryNames.count)
     }
 
@@ -594,9 +599,20 @@ final class SegmentCounts {
 
     /// Notes value id `value` present without counting it (its attribute shows, with counts
     /// that its own filter leaves out).
-    @inline(__always) func notePresent(_ value: UInt32) {
+    @inline(__always) private func notePresent(_ value: UInt32) {
         present[Int(value)] = true
         anyNoted = true
+    }
+
+    /// Notes the attributes of document `doc` present without counting its values (they show,
+    /// with the counts the constraints leave); `masks` are its segment's
+    /// (``AttributeMasks/masks``).
+    @inline(__always) func notePresent(attributesOf doc: Int, _ masks: UnsafeBufferPointer<UInt64>) {
+        let mask = masks[doc]
+        presentAttributes |= mask
+        if mask & AttributeMasks.overflowBit != 0 {
+            for pair in segment.attributes(of: doc) { notePresent(segment.pairValue[pair]) }
+        }
     }
 
     /// Adds the counts to `tally`, in its snapshot's numbers.
@@ -612,6 +628,11 @@ final class SegmentCounts {
             }
         }
         guard countsValues else { return }
+        var noted = presentAttributes & ~AttributeMasks.overflowBit
+        while noted != 0 {
+            tally.seen[Int(numbers.attributes[noted.trailingZeroBitCount])] = true
+            noted &= noted - 1
+        }
         for value in 0..<segment.valueStrings.count where values[value] != 0 || (anyNoted && present[value]) {
             tally.seen[Int(numbers.attributes[Int(segment.valueAttribute[value])])] = true
             let count = values[value]

@@ -96,6 +96,8 @@ final class Segment: @unchecked Sendable {
 
     /// The attributes filters have named, as columns (see ``AttributeColumn``).
     private let columnsCache = Mutex<[UInt32: AttributeColumn]>([:])
+    /// Each document's attributes as bits, made on first use (see ``AttributeMasks``).
+    private let masksCache = Mutex<AttributeMasks?>(nil)
 
     /// Reads a segment from its bytes.
     ///
@@ -370,6 +372,17 @@ final class Segment: @unchecked Sendable {
         return columnsCache.withLock { cache in
             if let kept = cache[attribute] { return kept }
             cache[attribute] = made
+            return made
+        }
+    }
+
+    /// Each document's attributes as bits, made on first use and kept.
+    var attributeMasks: AttributeMasks {
+        if let kept = masksCache.withLock({ $0 }) { return kept }
+        let made = AttributeMasks(of: self)
+        return masksCache.withLock { cache in
+            if let kept = cache { return kept }
+            cache = made
             return made
         }
     }
