@@ -5,8 +5,8 @@
 /// A segment keeps a document's attributes as one row of pairs. A filter read that whole row for
 /// every document it checked, and a refinement checks every document the labels match, not only
 /// those it returns: a year range with a category on sparse-100k's commonest labels (90,000
-/// documents of 20–30 pairs) took 5.6 ms at p99 in process, against 1 ms for the same search
-/// without them. Read from the column, a check is one load. The column is made once per segment
+/// documents of 20–30 pairs) took 5.6–8.8 ms at p99 in process, against 1 ms for the same
+/// search without them. Read from the column, a check is one load. The column is made once per segment
 /// and attribute (one pass over the pairs) and kept for the segment's life: four bytes a document
 /// for each attribute a filter named.
 final class AttributeColumn: @unchecked Sendable {

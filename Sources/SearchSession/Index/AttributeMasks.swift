@@ -3,12 +3,13 @@
 ///
 /// A refinement's facets show every attribute its unconstrained hits have, counted or not (a
 /// document that fails the category still shows its attributes' facets, with the counts the
-/// constraints leave). Noting that read each such document's whole row of pairs, 90 % of the
-/// time spent counting a category and year refinement of sparse-100k's commonest labels; with
-/// the masks it is one load and an OR a document (eight bytes a document, kept for the
-/// segment's life). Attributes numbered from 63 share the last bit, and a document that has one
-/// is noted by its values, as before: a catalog of more than 63 attributes pays that for every
-/// document with one of the last (numbered in the order the catalog first names them).
+/// constraints leave). Noting that read each such document's whole row of pairs: most of the time
+/// left in counting a category and year refinement of sparse-100k's commonest labels once filters
+/// read columns (``AttributeColumn``). With the masks it is one load and an OR a document (eight
+/// bytes a document, kept for the segment's life). Attributes numbered from 63 share the last bit,
+/// and a document that has one is noted by its values, as before: a catalog of more than 63
+/// attributes pays that for every document with one of the last (numbered in the order the catalog
+/// first names them).
 final class AttributeMasks: @unchecked Sendable {
     // Written once in init, read-only after.
     private let storage: UnsafeMutableBufferPointer<UInt64>
