@@ -54,8 +54,8 @@ import Testing
     }
 
     @Test func countsAndReferencesTakeTheBitsTheirLargestNeeds() {
-        // Counts up to 2^32 - 1 and numbers up to 2^31 - 1 come back whole; a thousand values
-        // numbered below 1,024 with counts below 1,024 take 11 + 10 bits each.
+        // A thousand values numbered below 1,024 with counts below 1,024 take 11 + 10 bits
+        // each; counts up to 2^32 - 1 (at 32 bits) come back whole.
         let labels = (0..<1024).map { "v\($0)" }
         let small = (0..<1000).map {
             FacetValue(value: labels[$0], count: 1023 - $0, selected: false, labelNumber: Int32($0))
@@ -64,7 +64,7 @@ import Testing
         #expect(packed.values(0..<1000, labels: labels) == small)
         #expect(packed.bytes <= (1000 * 21 + 7) / 8 + 2 * 8 + 64)
         let wide = (0..<3).map { n in
-            FacetValue(value: "x", count: Int(UInt32.max) - n, selected: n == 2, labelNumber: Int32.max - Int32(n))
+            FacetValue(value: "x", count: Int(UInt32.max) - n, selected: n == 2)
         }
         let widest = PackedFacetValues(runs: [(wide, nil)])
         #expect(widest.all.map(\.count) == wide.map(\.count))
