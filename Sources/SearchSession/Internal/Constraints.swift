@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// The facet-bearing constraints of a refinement: entity types, categories (with descendants),
 /// attribute filters and the filter expression.
 struct Constraints {
@@ -38,20 +40,29 @@ final class SegmentConstraints {
         allowedTypes = .allocate(capacity: checksTypes ? segment.typeNames.count : 0)
         if checksTypes {
             for (number, name) in segment.typeNames.enumerated() {
-                allowedTypes.initializeElement(at: number, to: constraints.types.contains(segment.name(name)))
+                allowedTypes.initializeElement(
+                    at: number, to: constraints.types.contains { segment.name(name, equals: $0) })
             }
         }
         checksCategories = !constraints.categories.isEmpty
         allowedCategories = .allocate(capacity: checksCategories ? segment.categoryNames.count : 0)
         if checksCategories {
             // Parents are numbered before their children: a category passes when it is selected or
-            // its parent passes.
+            // its parent passes. Names are compared as the segment's bytes: a deep tree has tens of
+            // thousands of paths, and making a String of each was most of what compiling a
+            // category refinement cost (every search compiles it for each segment, more than once).
+            let selected = constraints.categories.map { Array($0.utf8) }
             for (number, name) in segment.categoryNames.enumerated() {
                 let parent = segment.categoryParent[number]
-                allowedCategories.initializeElement(
-                    at: number,
-                    to: constraints.categories.contains(segment.name(name))
-                        || (parent != .max && allowedCategories[Int(parent)]))
+                var passes = parent != .max && allowedCategories[Int(parent)]
+                if !passes {
+                    let bytes = segment.nameBytes(name)
+                    for index in selected.indices where selected[index].count == bytes.count {
+                        passes = selected[index].withUnsafeBytes { bytes.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+                        if passes { break }
+                    }
+                }
+                allowedCategories.initializeElement(at: number, to: passes)
             }
         }
         filters = constraints.filters.map { CompiledFilter($0, segment: segment) }
