@@ -18,20 +18,26 @@ import Testing
         }
     }
 
-    @Test(arguments: [0, 70])
+    /// 2, 72 and 302 attributes: one word a document; two; four, whose last bit `city` and
+    /// `note` share with the other attributes numbered from 255.
+    @Test(arguments: [0, 70, 300])
     func notedDocumentsShowExactlyTheirAttributes(extraAttributes: Int) throws {
         let entities = entities(extraAttributes: extraAttributes)
         let snapshot = SearchEngine(entities: entities).snapshot
         let segment = try #require(snapshot.segments.first)
         let masks = segment.attributeMasks.masks
+        let layout = segment.attributeMasks.layout
+        #expect(layout.words == [0: 1, 70: 2, 300: 4][extraAttributes])
         let city = try #require(segment.attributeNumber(named: "city"))
-        #expect((city >= 63) == (extraAttributes > 63))
+        #expect(layout.isShared(layout.bit(of: city)) == (extraAttributes > 254))
         for doc in 0..<segment.count {
             let entity = entities.first { $0.id == segment.ref(of: doc).id }!
-            let expected = entity.attributes.keys.reduce(UInt64(0)) {
-                $0 | AttributeMasks.bit(of: segment.attributeNumber(named: $1)!)
+            var expected = [UInt64](repeating: 0, count: layout.words)
+            for name in entity.attributes.keys {
+                let bit = layout.bit(of: segment.attributeNumber(named: name)!)
+                expected[bit / 64] |= 1 << UInt64(bit % 64)
             }
-            #expect(masks[doc] == expected, "\(entity.id)")
+            #expect(Array(masks[doc * layout.words..<(doc + 1) * layout.words]) == expected, "\(entity.id)")
         }
         // Noting the even documents shows their attributes only; noting an odd one adds city,
         // the last one note: whichever bit or values they are noted by.

@@ -537,14 +537,15 @@ final class SegmentCounts {
     private let categories: UnsafeMutableBufferPointer<Int32>
     private let values: UnsafeMutableBufferPointer<Int32>
     /// Value ids present in a document looked at but not counted (which attributes to show);
-    /// empty unless the counts were made to note them: only for attributes numbered 63 and
-    /// more (see ``notePresent(attributesOf:_:)``).
+    /// empty unless the counts were made to note them: only for attributes that share their
+    /// mask's bit (see ``notePresent(attributesOf:_:)``).
     private let present: UnsafeMutableBufferPointer<Bool>
     /// Whether ``notePresent(_:)`` was called: otherwise `present` is all false.
     private var anyNoted = false
-    /// The attributes numbered below 63 of the documents looked at but not counted, as bits
-    /// (see ``AttributeMasks``).
-    private var presentAttributes: UInt64 = 0
+    /// The attributes of the documents looked at but not counted, as the segment's mask bits
+    /// (see ``AttributeMasks``); empty unless the counts were made to note them.
+    private let presentAttributes: UnsafeMutableBufferPointer<UInt64>
+    private let maskLayout: AttributeMasks.Layout
     private let noCategory: UInt32
     private let countsValues: Bool
 
@@ -576,8 +577,10 @@ final class SegmentCounts {
         types = filledBuffer(segment.typeNames.count, 0)
         categories = filledBuffer(segment.categoryNames.count + 1, 0)
         values = filledBuffer(countsValues ? segment.valueCount : 0, 0)
-        // Masks note attributes numbered below 63; the rest are noted by their values.
-        present = filledBuffer(notesPresence && segment.attributeNames.count > 63 ? segment.valueCount : 0, false)
+        // Masks note the attributes with a bit of their own; the rest are noted by their values.
+        maskLayout = AttributeMasks.Layout(attributes: segment.attributeNames.count)
+        present = filledBuffer(notesPresence && maskLayout.sharesLastBit ? segment.valueCount : 0, false)
+        presentAttributes = filledBuffer(notesPresence ? maskLayout.words : 0, 0)
         noCategory = UInt32(segment.categoryNames.count)
     }
 
@@ -586,6 +589,7 @@ final class SegmentCounts {
         categories.baseAddress?.deallocate()
         values.baseAddress?.deallocate()
         present.baseAddress?.deallocate()
+        presentAttributes.baseAddress?.deallocate()
     }
 
     @inline(__always) func addType(_ doc: Int) { types[Int(segment.docType[doc])] &+= 1 }
@@ -608,9 +612,10 @@ final class SegmentCounts {
     /// with the counts the constraints leave); `masks` are its segment's
     /// (``AttributeMasks/masks``).
     @inline(__always) func notePresent(attributesOf doc: Int, _ masks: UnsafeBufferPointer<UInt64>) {
-        let mask = masks[doc]
-        presentAttributes |= mask
-        if mask & AttributeMasks.overflowBit != 0 {
+        let words = maskLayout.words
+        let start = doc * words
+        for word in 0..<words { presentAttributes[word] |= masks[start + word] }
+        if maskLayout.sharesLastBit && masks[start + words - 1] >> 63 != 0 {
             for pair in segment.attributes(of: doc) { notePresent(segment.pairValue[pair]) }
         }
     }
@@ -628,10 +633,13 @@ final class SegmentCounts {
             }
         }
         guard countsValues else { return }
-        var noted = presentAttributes & ~AttributeMasks.overflowBit
-        while noted != 0 {
-            tally.seen[Int(numbers.attributes[noted.trailingZeroBitCount])] = true
-            noted &= noted - 1
+        for (word, bits) in presentAttributes.enumerated() {
+            var noted = bits
+            while noted != 0 {
+                let bit = word * 64 + noted.trailingZeroBitCount
+                if !maskLayout.isShared(bit) { tally.seen[Int(numbers.attributes[bit])] = true }
+                noted &= noted - 1
+            }
         }
         for value in 0..<segment.valueStrings.count where values[value] != 0 || (anyNoted && present[value]) {
             tally.seen[Int(numbers.attributes[Int(segment.valueAttribute[value])])] = true
