@@ -269,9 +269,16 @@ extension SearchEngine {
             matchedTerms: matchedTerms, relatedTo: parent, category: segment.category(of: local))
     }
 
+    /// `text` if it has at most `limit` characters, else its first `limit - 1` and an ellipsis.
     static func truncate(_ text: String, _ limit: Int) -> String {
-        // A string of at most `limit` bytes has at most `limit` characters: skip counting them.
-        text.utf8.count <= limit || text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
+        // A string of at most `limit` bytes has at most `limit` characters. A longer one is walked
+        // `limit` characters, never counted whole: a description can be thousands of bytes, and
+        // counting every result's was the largest single cost of a Capture on recipes-100k.
+        guard text.utf8.count > limit, limit > 0,
+            let cut = text.index(text.startIndex, offsetBy: limit - 1, limitedBy: text.endIndex),
+            let past = text.index(cut, offsetBy: 1, limitedBy: text.endIndex), past != text.endIndex
+        else { return text }
+        return String(text[..<cut]) + "…"
     }
 }
 

@@ -48,9 +48,9 @@ final class SegmentConstraints {
         allowedCategories = .allocate(capacity: checksCategories ? segment.categoryNames.count : 0)
         if checksCategories {
             // Parents are numbered before their children: a category passes when it is selected or
-            // its parent passes. Names are compared as the segment's bytes: a deep tree has tens of
-            // thousands of paths, and making a String of each was most of what compiling a
-            // category refinement cost (every search compiles it for each segment, more than once).
+            // its parent passes. Names are compared as the segment's bytes: a deep tree has
+            // thousands of paths, and making a String of each was most of what compiling a category
+            // refinement cost (every search compiles it for each segment, more than once).
             let selected = constraints.categories.map { Array($0.utf8) }
             for (number, name) in segment.categoryNames.enumerated() {
                 let parent = segment.categoryParent[number]
@@ -58,7 +58,9 @@ final class SegmentConstraints {
                 if !passes {
                     let bytes = segment.nameBytes(name)
                     for index in selected.indices where selected[index].count == bytes.count {
-                        passes = selected[index].withUnsafeBytes { bytes.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+                        passes = selected[index].withUnsafeBytes {
+                            bytes.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+                        }
                         if passes { break }
                     }
                 }
