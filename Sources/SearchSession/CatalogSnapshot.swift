@@ -192,9 +192,11 @@ public final class CatalogSnapshot: Sendable {
     /// read once, not once a document.
     private func documents(_ docs: [(segment: Int, local: Int)], having numbers: [Int32]) -> [Bool] {
         var found = [Bool](repeating: false, count: docs.count)
+        let reads = PostingReads()
+        defer { reads.release() }
         for (si, positions) in Dictionary(grouping: docs.indices, by: { docs[$0].segment }) where numbers[si] >= 0 {
             let ascending = positions.sorted { docs[$0].local < docs[$1].local }
-            let answers = segments[si].postings(Int(numbers[si])).docs.contains(
+            let answers = segments[si].postings(Int(numbers[si]), reads: reads).docs.contains(
                 each: ascending.map { UInt32(docs[$0].local) })
             for (answer, position) in zip(answers, ascending) { found[position] = answer }
         }

@@ -107,9 +107,10 @@ import Testing
             "every": (true, Array(0..<3_000)), "half": (true, stride(from: 0, to: 3_000, by: 2).map(UInt32.init)),
             "rare": (false, stride(from: 0, to: 3_000, by: 75).map(UInt32.init)),
         ]
+        let reads = PostingReads()
         for (term, (bits, docs)) in expected {
             let number = try #require(segment.term(term))
-            let postings = segment.postings(number)
+            let postings = segment.postings(number, reads: reads)
             #expect((postings.docs.probe != nil) == bits, "\(term)")
             var walked = [UInt32]()
             postings.docs.forEach { doc, _ in walked.append(doc) }
@@ -119,7 +120,7 @@ import Testing
         // Every other list is gaps, and they hold the rest of the postings.
         let numbered = (0..<(segment.postingStart.count - 1)).filter { segment.denseBits($0) == nil }
         let decoded = numbered.reduce(0) { total, number in
-            guard case .gaps(let list) = segment.postings(number).docs else { return total }
+            guard case .gaps(let list) = segment.postings(number, reads: reads).docs else { return total }
             return total + list.withDecoded(\.count)
         }
         #expect(decoded == Int(segment.postingStart.last!) - 3_000 - 1_500)

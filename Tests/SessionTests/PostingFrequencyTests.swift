@@ -72,8 +72,9 @@ import Testing
         #expect(segment.frequencyValues.count.nonzeroBitCount == 1)
         var seen = 0
         var used = Set<Float>()
+        let reads = PostingReads()
         for number in 0..<(segment.postingStart.count - 1) {
-            let postings = segment.postings(number)
+            let postings = segment.postings(number, reads: reads)
             var docs = 0
             postings.docs.forEach { _, position in
                 #expect(position == docs)

@@ -27,11 +27,6 @@ struct PostingFrequencies {
     @inline(__always) subscript(position: Int) -> Float {
         values[Int(codes[position]) & (values.count &- 1)]
     }
-
-    /// The frequencies of postings `range`.
-    func slice(_ range: Range<Int>) -> PostingFrequencies {
-        PostingFrequencies(codes: UnsafeBufferPointer(rebasing: codes[range]), values: values)
-    }
 }
 
 /// The codes and the table of values a segment stores for its postings' frequencies.

@@ -90,6 +90,10 @@ final class Segment: @unchecked Sendable {
     /// could at worst all become resident, which costs less than a system call for the strings of
     /// every result of every query (8 per sheet query: a third of a small catalog's Query).
     let readsStringsWithCopies: Bool
+    /// Whether posting lists are copied out with `pread` rather than read through the mapping
+    /// (see ``PostingReads``): only for a mapped segment with more than ``residentPostingBytes``
+    /// of them, for the same reason as strings.
+    let readsPostingsWithCopies: Bool
 
     /// Its pairs numbered for counting, made on first use (see ``FacetSlots``).
     let slotsCache = Mutex<FacetSlots?>(nil)
@@ -109,9 +113,13 @@ final class Segment: @unchecked Sendable {
     ///
     /// - Parameter residentStringBytes: The most string bytes read through a mapping (tests set
     ///   0 to read every string with `pread`).
+    ///
+    /// - Parameter residentPostingBytes: The most posting bytes read through a mapping (tests set
+    ///   0 to read every list with `pread`).
     init(
         _ region: ByteRegion, localFeatures: LocalFeatureTable? = nil, fileName: String? = nil,
-        residentStringBytes: Int = Segment.residentStringBytes
+        residentStringBytes: Int = Segment.residentStringBytes,
+        residentPostingBytes: Int = Segment.residentPostingBytes
     ) throws(SearchError) {
         let table = try SectionTable(region)
         self.region = region
@@ -170,6 +178,8 @@ final class Segment: @unchecked Sendable {
         denseWords = table.array(.denseWords)
         denseRanks = table.array(.denseRanks)
         postingFrequencyCodes = table.array(.postingFrequencyCodes)
+        readsPostingsWithCopies =
+            region.isMapped && postingGaps.count + postingFrequencyCodes.count > residentPostingBytes
         frequencyValues = table.array(.frequencyValues)
         phraseHashes = table.array(.phraseHashes)
         phraseStart = table.array(.phraseStart)
@@ -300,6 +310,10 @@ final class Segment: @unchecked Sendable {
     /// The most string bytes a mapped segment reads through its mapping (see
     /// ``readsStringsWithCopies``).
     static let residentStringBytes = 4 << 20
+
+    /// The most posting bytes a mapped segment reads through its mapping (see
+    /// ``readsPostingsWithCopies``).
+    static let residentPostingBytes = 4 << 20
 
     /// The most bytes ``strings(_:)`` reads in one go.
     static let closeStrings = 16 << 10
@@ -550,13 +564,31 @@ final class Segment: @unchecked Sendable {
     /// Term `number`'s postings: its documents (ascending numbers, or bits for a common term),
     /// with their saturated normalised frequencies (``TextIndex/saturate(_:)`` of each) by
     /// position in the list.
-    func postings(_ number: Int) -> (docs: PostingDocs, frequencies: PostingFrequencies) {
+    ///
+    /// A large mapped segment's lists are copies that `reads` holds until it is released (see
+    /// ``PostingReads``); others are read in place.
+    func postings(_ number: Int, reads: PostingReads) -> (docs: PostingDocs, frequencies: PostingFrequencies) {
         let range = Int(postingStart[number])..<Int(postingStart[number + 1])
-        let frequencies = PostingFrequencies(codes: postingFrequencyCodes, values: frequencyValues).slice(range)
+        let codes = UnsafeBufferPointer(rebasing: postingFrequencyCodes[range])
+        let frequencies = PostingFrequencies(
+            codes: UnsafeBufferPointer(
+                start: codes.baseAddress.map {
+                    reads.bytes($0, count: codes.count, of: region, copying: readsPostingsWithCopies)
+                        .assumingMemoryBound(to: UInt8.self)
+                }, count: codes.count),
+            values: frequencyValues)
         if let bits = denseBits(number) { return (.bits(bits), frequencies) }
         let bytes = Int(postingDocStart[number])..<Int(postingDocStart[number + 1])
+        // The decoder reads up to `DocumentGaps.padding` bytes past a list: the copy takes them
+        // too (the section ends with that padding, so they are always there).
+        let gaps = postingGaps.baseAddress! + bytes.lowerBound
+        let copied = reads.bytes(
+            gaps, count: bytes.count + DocumentGaps.padding, of: region, copying: readsPostingsWithCopies)
         return (
-            .gaps(GapList(bytes: UnsafeBufferPointer(rebasing: postingGaps[bytes]), count: range.count, limit: count)),
+            .gaps(
+                GapList(
+                    bytes: UnsafeBufferPointer(start: copied.assumingMemoryBound(to: UInt8.self), count: bytes.count),
+                    count: range.count, limit: count)),
             frequencies
         )
     }

@@ -55,9 +55,11 @@ enum TextIndex {
     /// The live documents that have `term`, ascending.
     static func liveDocs(_ term: String, in snapshot: CatalogSnapshot) -> [Int32] {
         let numbers = snapshot.terms(TermKey(term)).numbers
+        let reads = PostingReads()
+        defer { reads.release() }
         return live(in: snapshot) { si, segment, keep in
             guard numbers[si] >= 0 else { return }
-            segment.postings(Int(numbers[si])).docs.forEach { doc, _ in keep(doc) }
+            segment.postings(Int(numbers[si]), reads: reads).docs.forEach { doc, _ in keep(doc) }
         }
     }
 
@@ -69,6 +71,8 @@ enum TextIndex {
     static func liveDocs(_ term: String, in snapshot: CatalogSnapshot, except hits: [Int32]) -> [Int32] {
         let terms = snapshot.terms(TermKey(term))
         let postings = terms.documentFrequency
+        let reads = PostingReads()
+        defer { reads.release() }
         return hits.withUnsafeBufferPointer { hits in
             [Int32](unsafeUninitializedCapacity: postings) { out, written in
                 var kept = 0
@@ -79,7 +83,7 @@ enum TextIndex {
                     let deleted = snapshot.deletes[si]
                     let checkDeleted = deleted.count > 0
                     let base = snapshot.bases[si]
-                    segment.postings(number).docs.forEach { local, _ in
+                    segment.postings(number, reads: reads).docs.forEach { local, _ in
                         let doc = base + Int32(local)
                         // Passes hits that are not this term's (never, when they all have it).
                         while next < hits.count && hits[next] < doc { next += 1 }
@@ -181,7 +185,10 @@ enum TextIndex {
         let weights = filledBuffer(groups.count, Float(0))
         /// The lists of common terms, which are bits (see ``DenseBits``): probed, not searched.
         let probes = filledBuffer(termCount, DenseProbe?.none)
+        /// What `listFrequencies` (and the gaps decoded from) point into, for a large mapped segment.
+        let reads = PostingReads()
         defer {
+            reads.release()
             for buffer in decoded { buffer.baseAddress?.deallocate() }
             decoded.baseAddress?.deallocate()
             probes.baseAddress?.deallocate()
@@ -202,7 +209,7 @@ enum TextIndex {
             for numbers in segmentNumbers {
                 let number = Int(numbers[si])
                 guard number >= 0 else { break }
-                let list = segment.postings(number)
+                let list = segment.postings(number, reads: reads)
                 switch list.docs {
                 case .gaps(let gaps):
                     if decoded[found].count < max(gaps.count, 1) {
