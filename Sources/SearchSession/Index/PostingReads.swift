@@ -6,7 +6,8 @@
 /// recipes-100k, a Capture load of 465 distinct terms read 5.7 MiB of postings and left the
 /// whole 15.2 MiB of them resident. Read with `pread` (``ByteRegion/copy(from:count:to:)``, as
 /// display strings are), they come from the page cache, which the kernel shares and reclaims, and
-/// only the copies a search holds are the process's own.
+/// only the copies a search holds are the process's own. A common term's bits (``DenseBits``) are
+/// copied the same way (another 3.1 MiB that stayed resident there).
 final class PostingReads {
     private var copies: [UnsafeMutableRawPointer] = []
 
