@@ -12,7 +12,7 @@ struct SegmentTerms: Sendable {
 struct SegmentPhrase: Sendable {
     /// The segment's position in the snapshot.
     let segment: Int
-    /// The phrase's place in the segment's phrase table (see ``Segment/phraseDocs(_:)``).
+    /// The phrase's place in the segment's phrase table (see ``Segment/phraseDocs(_:reads:)``).
     let phrase: Int
 }
 

@@ -77,11 +77,12 @@ import Testing
         let segment = try #require(snapshot.segments.first)
         for (tag, bits, every) in [("red", true, 2), ("blue", false, 75)] {
             let place = try #require(segment.phrase(hash: Segment.hash(phrase: [tag])))
-            #expect((segment.phraseDocs(place).probe != nil) == bits, "\(tag)")
+            #expect((segment.phraseDocs(place, reads: PostingReads()).probe != nil) == bits, "\(tag)")
             let ids = TextIndex.exactMatches([tag], in: snapshot).map { snapshot.entity(at: $0).id }
             #expect(Set(ids) == Set(stride(from: 0, to: 3_000, by: every).map { "d\($0)" }), "\(tag)")
         }
-        let probe = try #require(segment.phraseDocs(segment.phrase(hash: Segment.hash(phrase: ["red"]))!).probe)
+        let red = try #require(segment.phrase(hash: Segment.hash(phrase: ["red"])))
+        let probe = try #require(segment.phraseDocs(red, reads: PostingReads()).probe)
         #expect(probe.firstDocument(in: 65..<131) == 66 && probe.lastDocument(in: 65..<131) == 130)
         #expect(probe.firstDocument(in: 65..<66) == nil && probe.lastDocument(in: 65..<66) == nil)
         var walked = [Int]()

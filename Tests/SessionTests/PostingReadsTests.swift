@@ -4,7 +4,8 @@ import Testing
 @testable import SearchSession
 
 /// A large mapped segment's postings are read with `pread` into copies a search holds: every
-/// list, its frequencies and a search's answers are those of the segment it was written from.
+/// list, its frequencies, every exact phrase's list and a search's answers are those of the
+/// segment it was written from.
 @Suite struct PostingReadsTests {
     @Test(arguments: [Segment.residentPostingBytes, 0])
     func aMappedSegmentReadsItsPostingsAsTheSegmentItWasWrittenFrom(residentPostingBytes: Int) throws {
@@ -12,7 +13,10 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let analyzer = Analyzer(synonyms: [])
-        let built = Segment(entities: RandomCatalog.entities(2_000, seed: 11), analyzer: analyzer)
+        // Tags for exact phrases: one on half the entities (its list is bits), others on few.
+        var entities = RandomCatalog.entities(3_000, seed: 11)
+        for index in entities.indices { entities[index].tags = index % 2 == 0 ? ["vinyl"] : ["tape \(index % 40)"] }
+        let built = Segment(entities: entities, analyzer: analyzer)
         try built.region.write(to: directory + "/postings.seg")
         let mapped = try Segment(
             ByteRegion.map(path: directory + "/postings.seg"), residentPostingBytes: residentPostingBytes)
@@ -37,6 +41,17 @@ import Testing
             #expect(got.docs.contains(each: expectedDocs.filter { $0 % 3 == 0 }).allSatisfy { $0 })
         }
         #expect(kinds == [true, false], "both lists of gaps and lists as bits were read")
+        var phraseKinds = Set<Bool>()
+        for place in 0..<built.phraseHashes.count {
+            let (expected, got) = (built.phraseDocs(place, reads: reads), mapped.phraseDocs(place, reads: reads))
+            var expectedDocs = [UInt32]()
+            var gotDocs = [UInt32]()
+            expected.forEach { doc, _ in expectedDocs.append(doc) }
+            got.forEach { doc, _ in gotDocs.append(doc) }
+            #expect(gotDocs == expectedDocs, "phrase \(place)")
+            phraseKinds.insert(got.probe != nil)
+        }
+        #expect(phraseKinds == [true, false], "both exact phrases' gaps and bits were read")
 
         // A search of every term pair over the mapped segment answers as over the built one.
         func snapshot(_ segment: Segment) -> CatalogSnapshot {

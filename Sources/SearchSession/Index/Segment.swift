@@ -90,9 +90,9 @@ final class Segment: @unchecked Sendable {
     /// could at worst all become resident, which costs less than a system call for the strings of
     /// every result of every query (8 per sheet query: a third of a small catalog's Query).
     let readsStringsWithCopies: Bool
-    /// Whether posting lists are copied out with `pread` rather than read through the mapping
-    /// (see ``PostingReads``): only for a mapped segment with more than ``residentPostingBytes``
-    /// of them, for the same reason as strings.
+    /// Whether posting lists (and exact phrases' lists) are copied out with `pread` rather than
+    /// read through the mapping (see ``PostingReads``): only for a mapped segment with more than
+    /// ``residentPostingBytes`` of postings, for the same reason as strings.
     let readsPostingsWithCopies: Bool
 
     /// Its pairs numbered for counting, made on first use (see ``FacetSlots``).
@@ -637,14 +637,19 @@ final class Segment: @unchecked Sendable {
     }
 
     /// The documents of phrase `place` (``phrase(hash:)``): packed gaps, or bits for a phrase that
-    /// many documents have (a common single-word tag).
-    func phraseDocs(_ place: Int) -> PostingDocs {
+    /// many documents have (a common single-word tag); copies that `reads` holds when the
+    /// segment's lists are read with `pread` (see ``postings(_:reads:)``).
+    func phraseDocs(_ place: Int, reads: PostingReads) -> PostingDocs {
         if let bits = Self.bits(
             of: place, among: densePhrases, words: densePhraseWords, ranks: densePhraseRanks, documents: count)
         {
-            return .bits(bits)
+            return .bits(copied(bits, into: reads))
         }
-        let bytes = UnsafeBufferPointer(rebasing: phraseGaps[Int(phraseStart[place])..<Int(phraseStart[place + 1])])
+        let range = Int(phraseStart[place])..<Int(phraseStart[place + 1])
+        let copied = reads.bytes(
+            phraseGaps.baseAddress! + range.lowerBound, count: range.count + DocumentGaps.padding, of: region,
+            copying: readsPostingsWithCopies)
+        let bytes = UnsafeBufferPointer(start: copied.assumingMemoryBound(to: UInt8.self), count: range.count)
         return .gaps(GapList(bytes: bytes, count: DocumentGaps.count(bytes), limit: count))
     }
 

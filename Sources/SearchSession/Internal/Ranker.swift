@@ -216,6 +216,8 @@ enum Ranker {
         // few, and a set over the whole range was a bit per document to clear for them.
         var parts = [(docs: PhrasePart, base: Int32)]()
         var span: (low: Int32, high: Int32)? = nil
+        let reads = PostingReads()
+        defer { reads.release() }
         for group in groups {
             for phrase in snapshot.phrases(Segment.hash(phrase: group.terms)) {
                 let base = snapshot.bases[phrase.segment]
@@ -228,7 +230,7 @@ enum Ranker {
                 let part: PhrasePart
                 let first: Int
                 let last: Int
-                switch segment.phraseDocs(phrase.phrase) {
+                switch segment.phraseDocs(phrase.phrase, reads: reads) {
                 case .gaps(let list):
                     let docs = list.withDecoded { docs in
                         let from = docs.partitionPoint { Int($0) >= locals.lowerBound }

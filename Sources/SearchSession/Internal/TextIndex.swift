@@ -501,9 +501,11 @@ enum TextIndex {
     /// Live documents whose title or a tag analyzes to exactly `terms`, ascending.
     static func exactMatches(_ terms: [String], in snapshot: CatalogSnapshot) -> [Int32] {
         let phrases = snapshot.phrases(Segment.hash(phrase: terms))
+        let reads = PostingReads()
+        defer { reads.release() }
         return live(in: snapshot) { si, segment, keep in
             guard let phrase = phrases.first(where: { $0.segment == si }) else { return }
-            segment.phraseDocs(phrase.phrase).forEach { doc, _ in keep(doc) }
+            segment.phraseDocs(phrase.phrase, reads: reads).forEach { doc, _ in keep(doc) }
         }
     }
 }
