@@ -11,9 +11,8 @@
 final class PostingReads {
     private var copies: [UnsafeMutableRawPointer] = []
 
-    /// `count` bytes at `start` (inside `region`), copied when `copying`, else in place.
-    func bytes(_ start: UnsafeRawPointer, count: Int, of region: ByteRegion, copying: Bool) -> UnsafeRawPointer {
-        guard copying, count > 0 else { return start }
+    /// A copy of the `count` bytes at `start` (inside `region`), kept until ``release()``.
+    func copy(_ start: UnsafeRawPointer, count: Int, of region: ByteRegion) -> UnsafeRawPointer {
         let copy = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
         copies.append(copy)
         region.copy(from: start, count: count, to: copy)

@@ -571,41 +571,33 @@ final class Segment: @unchecked Sendable {
     /// ``PostingReads``); others are read in place.
     func postings(_ number: Int, reads: PostingReads) -> (docs: PostingDocs, frequencies: PostingFrequencies) {
         let range = Int(postingStart[number])..<Int(postingStart[number + 1])
-        let codes = UnsafeBufferPointer(rebasing: postingFrequencyCodes[range])
         let frequencies = PostingFrequencies(
-            codes: UnsafeBufferPointer(
-                start: codes.baseAddress.map {
-                    reads.bytes($0, count: codes.count, of: region, copying: readsPostingsWithCopies)
-                        .assumingMemoryBound(to: UInt8.self)
-                }, count: codes.count),
+            codes: list(UnsafeBufferPointer(rebasing: postingFrequencyCodes[range]), reads: reads),
             values: frequencyValues)
-        if let bits = denseBits(number) { return (.bits(copied(bits, into: reads)), frequencies) }
+        if let bits = denseBits(number) { return (.bits(list(bits, reads: reads)), frequencies) }
         let bytes = Int(postingDocStart[number])..<Int(postingDocStart[number + 1])
-        // The decoder reads up to `DocumentGaps.padding` bytes past a list: the copy takes them
-        // too (the section ends with that padding, so they are always there).
-        let gaps = postingGaps.baseAddress! + bytes.lowerBound
-        let copied = reads.bytes(
-            gaps, count: bytes.count + DocumentGaps.padding, of: region, copying: readsPostingsWithCopies)
-        return (
-            .gaps(
-                GapList(
-                    bytes: UnsafeBufferPointer(start: copied.assumingMemoryBound(to: UInt8.self), count: bytes.count),
-                    count: range.count, limit: count)),
-            frequencies
-        )
+        let gaps = list(UnsafeBufferPointer(rebasing: postingGaps[bytes]), padding: DocumentGaps.padding, reads: reads)
+        return (.gaps(GapList(bytes: gaps, count: range.count, limit: count)), frequencies)
     }
 
-    /// `probe`'s bits and ranks as `reads` holds them: copies, when the segment's lists are read
-    /// with `pread` (a common term's bits are read whole, 12.5 KB and 6 KB a list at 100k
-    /// documents).
-    private func copied(_ probe: DenseProbe, into reads: PostingReads) -> DenseProbe {
-        guard readsPostingsWithCopies else { return probe }
-        let words = reads.bytes(
-            probe.words, count: probe.wordCount * MemoryLayout<UInt64>.size, of: region, copying: true)
-        let ranks = reads.bytes(
-            probe.ranks, count: probe.wordCount * MemoryLayout<UInt32>.size, of: region, copying: true)
-        return DenseProbe(
-            words: words.assumingMemoryBound(to: UInt64.self), ranks: ranks.assumingMemoryBound(to: UInt32.self),
+    /// A list's elements, in place or, when the segment's lists are read with `pread`
+    /// (``readsPostingsWithCopies``), as a copy `reads` holds. `padding` bytes past the list are
+    /// copied too, for a reader that reads past its end (``DocumentGaps``: its sections end with
+    /// that padding, so they are always there).
+    private func list<Element>(
+        _ elements: UnsafeBufferPointer<Element>, padding: Int = 0, reads: PostingReads
+    ) -> UnsafeBufferPointer<Element> {
+        guard readsPostingsWithCopies, let start = elements.baseAddress, !elements.isEmpty else { return elements }
+        let copy = reads.copy(start, count: elements.count * MemoryLayout<Element>.stride + padding, of: region)
+        return UnsafeBufferPointer(start: copy.assumingMemoryBound(to: Element.self), count: elements.count)
+    }
+
+    /// `probe`'s bits and ranks, in place or as copies `reads` holds (a common term's bits are
+    /// read whole: 12.5 KB and 6 KB a list at 100k documents).
+    private func list(_ probe: DenseProbe, reads: PostingReads) -> DenseProbe {
+        DenseProbe(
+            words: list(UnsafeBufferPointer(start: probe.words, count: probe.wordCount), reads: reads).baseAddress!,
+            ranks: list(UnsafeBufferPointer(start: probe.ranks, count: probe.wordCount), reads: reads).baseAddress!,
             wordCount: probe.wordCount)
     }
 
@@ -643,13 +635,10 @@ final class Segment: @unchecked Sendable {
         if let bits = Self.bits(
             of: place, among: densePhrases, words: densePhraseWords, ranks: densePhraseRanks, documents: count)
         {
-            return .bits(copied(bits, into: reads))
+            return .bits(list(bits, reads: reads))
         }
         let range = Int(phraseStart[place])..<Int(phraseStart[place + 1])
-        let copied = reads.bytes(
-            phraseGaps.baseAddress! + range.lowerBound, count: range.count + DocumentGaps.padding, of: region,
-            copying: readsPostingsWithCopies)
-        let bytes = UnsafeBufferPointer(start: copied.assumingMemoryBound(to: UInt8.self), count: range.count)
+        let bytes = list(UnsafeBufferPointer(rebasing: phraseGaps[range]), padding: DocumentGaps.padding, reads: reads)
         return .gaps(GapList(bytes: bytes, count: DocumentGaps.count(bytes), limit: count))
     }
 
