@@ -2513,7 +2513,7 @@ const ProtobufCMessageDescriptor vicontinue__v1__query_result__descriptor =
   (ProtobufCMessageInit) vicontinue__v1__query_result__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor vicontinue__v1__capture_request__field_descriptors[4] =
+static const ProtobufCFieldDescriptor vicontinue__v1__capture_request__field_descriptors[5] =
 {
   {
     "descriptor",
@@ -2563,17 +2563,30 @@ static const ProtobufCFieldDescriptor vicontinue__v1__capture_request__field_des
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "max_facets",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__CaptureRequest, max_facets),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned vicontinue__v1__capture_request__field_indices_by_name[] = {
   0,   /* field[0] = descriptor */
   3,   /* field[3] = max_distance */
   2,   /* field[2] = max_facet_values */
+  4,   /* field[4] = max_facets */
   1,   /* field[1] = page_size */
 };
 static const ProtobufCIntRange vicontinue__v1__capture_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor vicontinue__v1__capture_request__descriptor =
 {
@@ -2583,14 +2596,14 @@ const ProtobufCMessageDescriptor vicontinue__v1__capture_request__descriptor =
   "Vicontinue__V1__CaptureRequest",
   "vicontinue.v1",
   sizeof(Vicontinue__V1__CaptureRequest),
-  4,
+  5,
   vicontinue__v1__capture_request__field_descriptors,
   vicontinue__v1__capture_request__field_indices_by_name,
   1,  vicontinue__v1__capture_request__number_ranges,
   (ProtobufCMessageInit) vicontinue__v1__capture_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor vicontinue__v1__search_request__field_descriptors[11] =
+static const ProtobufCFieldDescriptor vicontinue__v1__search_request__field_descriptors[13] =
 {
   {
     "session_id",
@@ -2724,13 +2737,39 @@ static const ProtobufCFieldDescriptor vicontinue__v1__search_request__field_desc
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "max_facets",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT32,
+    0,   /* quantifier_offset */
+    offsetof(Vicontinue__V1__SearchRequest, max_facets),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "include_facets",
+    13,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Vicontinue__V1__SearchRequest, n_include_facets),
+    offsetof(Vicontinue__V1__SearchRequest, include_facets),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned vicontinue__v1__search_request__field_indices_by_name[] = {
   4,   /* field[4] = categories */
   2,   /* field[2] = disabled_labels */
   3,   /* field[3] = entity_types */
   5,   /* field[5] = filters */
+  12,   /* field[12] = include_facets */
   10,   /* field[10] = max_facet_values */
+  11,   /* field[11] = max_facets */
   8,   /* field[8] = page_size */
   9,   /* field[9] = page_token */
   1,   /* field[1] = query */
@@ -2741,7 +2780,7 @@ static const unsigned vicontinue__v1__search_request__field_indices_by_name[] = 
 static const ProtobufCIntRange vicontinue__v1__search_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 11 }
+  { 0, 13 }
 };
 const ProtobufCMessageDescriptor vicontinue__v1__search_request__descriptor =
 {
@@ -2751,7 +2790,7 @@ const ProtobufCMessageDescriptor vicontinue__v1__search_request__descriptor =
   "Vicontinue__V1__SearchRequest",
   "vicontinue.v1",
   sizeof(Vicontinue__V1__SearchRequest),
-  11,
+  13,
   vicontinue__v1__search_request__field_descriptors,
   vicontinue__v1__search_request__field_indices_by_name,
   1,  vicontinue__v1__search_request__number_ranges,
@@ -3090,7 +3129,7 @@ const ProtobufCMessageDescriptor vicontinue__v1__sort__descriptor =
   (ProtobufCMessageInit) vicontinue__v1__sort__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor vicontinue__v1__search_state__field_descriptors[14] =
+static const ProtobufCFieldDescriptor vicontinue__v1__search_state__field_descriptors[15] =
 {
   {
     "session_id",
@@ -3260,6 +3299,18 @@ static const ProtobufCFieldDescriptor vicontinue__v1__search_state__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "more_facets",
+    15,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Vicontinue__V1__SearchState, n_more_facets),
+    offsetof(Vicontinue__V1__SearchState, more_facets),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned vicontinue__v1__search_state__field_indices_by_name[] = {
   4,   /* field[4] = applied_filters */
@@ -3268,6 +3319,7 @@ static const unsigned vicontinue__v1__search_state__field_indices_by_name[] = {
   9,   /* field[9] = expires_at_unix_ms */
   3,   /* field[3] = facets */
   13,   /* field[13] = locale */
+  14,   /* field[14] = more_facets */
   6,   /* field[6] = next_page_token */
   1,   /* field[1] = query_text */
   8,   /* field[8] = relaxations */
@@ -3280,7 +3332,7 @@ static const unsigned vicontinue__v1__search_state__field_indices_by_name[] = {
 static const ProtobufCIntRange vicontinue__v1__search_state__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 14 }
+  { 0, 15 }
 };
 const ProtobufCMessageDescriptor vicontinue__v1__search_state__descriptor =
 {
@@ -3290,7 +3342,7 @@ const ProtobufCMessageDescriptor vicontinue__v1__search_state__descriptor =
   "Vicontinue__V1__SearchState",
   "vicontinue.v1",
   sizeof(Vicontinue__V1__SearchState),
-  14,
+  15,
   vicontinue__v1__search_state__field_descriptors,
   vicontinue__v1__search_state__field_indices_by_name,
   1,  vicontinue__v1__search_state__number_ranges,

@@ -112,7 +112,7 @@ public struct VisualSearchService: Sendable {
                 let descriptor = try SearchSession.Descriptor(request.descriptor)
                 let state = try await sessions.capture(
                     descriptor, pageSize: Int(request.pageSize), maxFacetValues: Int(request.maxFacetValues),
-                    maxDistance: request.maxDistance, linker: linker)
+                    maxFacets: Int(request.maxFacets), maxDistance: request.maxDistance, linker: linker)
                 return SearchAPI.SearchState(state)
             },
             .unary(Paths.search, execution: .onLoop) { (request: SearchAPI.SearchRequest, _) -> SearchAPI.SearchState in

@@ -1,6 +1,17 @@
+/// A search's facets, and the attribute facets its hits have that the request's cap left out.
+struct FacetListing: Equatable {
+    var facets: [Facet]
+    /// Their names, in order.
+    var moreFacets: [String]
+}
+
 extension SearchEngine {
     /// The most values a facet lists when the request does not say.
     public static let defaultFacetValues = 100
+    /// The most attribute facets (besides type and category) a search lists when the request does
+    /// not say: a screen's worth. Those with a selection or that the request includes take their
+    /// places first and are listed even beyond it.
+    public static let defaultFacets = 20
 
     /// Exact, disjunctive facet counts over the hits.
     ///
@@ -24,7 +35,7 @@ extension SearchEngine {
         _ snapshot: CatalogSnapshot, docs hits: [Int32]?, constraints: Constraints, request: SearchRequest,
         covering: [String] = [], splitFrom: Int = pairsWorthASecondCore, termCountsFrom: Int = termCountsFrom,
         numbering: FacetNumbering? = nil
-    ) -> [Facet] {
+    ) -> FacetListing {
         let numbering = numbering ?? snapshot.numbering
         if hits == nil && constraints.isEmpty {
             return facets(
@@ -249,7 +260,7 @@ extension SearchEngine {
         _ counts: FacetCounts, seen: UnsafeMutableBufferPointer<Bool>?, numbering: FacetNumbering,
         constraints: Constraints,
         request: SearchRequest
-    ) -> [Facet] {
+    ) -> FacetListing {
         let limit = request.maxFacetValues > 0 ? request.maxFacetValues : defaultFacetValues
         func facet(_ name: String, _ kind: FacetKind, _ names: [String], _ counts: [Int32], selected: Set<String>)
             -> Facet
@@ -298,17 +309,27 @@ extension SearchEngine {
                 labelledValues[attribute].append((layout.label(bucket), Int(counts.buckets[start + bucket])))
             }
         }
+        // An attribute with numbers counted by their text has its strings among its labelled values.
+        func stringCandidates(_ attribute: Int) -> ArraySlice<Int32> {
+            counts.textNumbers[Int32(attribute)] != nil ? [] : strings.values(of: attribute)
+        }
+        func counted(_ attribute: Int) -> Int {
+            (counts.textNumbers[Int32(attribute)] != nil ? 0 : strings.counted[attribute])
+                + labelledValues[attribute].count
+        }
+        let listed = listedAttributes(
+            numbering: numbering, request: request, selections: selections, seen: seen, counted: counted,
+            weight: { attribute in
+                stringCandidates(attribute).reduce(0) { $0 + Int(counts.values[Int($1)]) }
+                    + labelledValues[attribute].reduce(0) { $0 + $1.count }
+            })
         let order = numbering.attributeNames.indices.sorted {
             numbering.attributeNames[$0] < numbering.attributeNames[$1]
         }
-        for attribute in order {
+        for attribute in order where listed.contains[attribute] {
             let name = numbering.attributeNames[attribute]
-            if let seen, !seen[attribute] { continue }
-            // An attribute with numbers counted by their text has its strings among its labelled values.
-            let merged = counts.textNumbers[Int32(attribute)] != nil
-            let stringCandidates = merged ? [] : strings.values(of: attribute)
-            let counted = (merged ? 0 : strings.counted[attribute]) + labelledValues[attribute].count
-            if seen == nil && counted == 0 { continue }
+            let stringCandidates = stringCandidates(attribute)
+            let counted = counted(attribute)
             let selected = selections[attribute]
             let candidates =
                 stringCandidates.map {
@@ -327,7 +348,49 @@ extension SearchEngine {
                     name: name, kind: numbering.buckets[attribute] != nil ? .number : .string, values: values,
                     moreValues: more))
         }
-        return out
+        return FacetListing(facets: out, moreFacets: listed.leftOut)
+    }
+
+    /// Which attributes get a facet, and the names of those left out (by name).
+    ///
+    /// An attribute the hits have a value of gets one if it has a selected value, if the request
+    /// includes it, or if it is among the first ``SearchRequest/maxFacets`` (all of them counted)
+    /// by `weight`, the hits its listed values count (then by name): a catalog of a hundred
+    /// attributes would otherwise answer a hundred facets, most of a few hits each, on every
+    /// search. The weight is asked only of attributes that compete for a place.
+    private static func listedAttributes(
+        numbering: FacetNumbering, request: SearchRequest, selections: [Set<String>],
+        seen: UnsafeMutableBufferPointer<Bool>?, counted: (Int) -> Int, weight: (Int) -> Int
+    ) -> (contains: [Bool], leftOut: [String]) {
+        let names = numbering.attributeNames
+        var contains = [Bool](repeating: false, count: names.count)
+        let included = Set(request.includedFacets)
+        var competing = [Int]()
+        var placed = 0
+        for attribute in names.indices {
+            if let seen, !seen[attribute] { continue }
+            if !selections[attribute].isEmpty {
+                contains[attribute] = true  // listed even with no count, to show the selection
+                placed += 1
+            } else if counted(attribute) == 0 {
+                continue
+            } else if included.contains(names[attribute]) {
+                contains[attribute] = true
+                placed += 1
+            } else {
+                competing.append(attribute)
+            }
+        }
+        let places = max(0, (request.maxFacets > 0 ? request.maxFacets : defaultFacets) - placed)
+        guard competing.count > places else {
+            for attribute in competing { contains[attribute] = true }
+            return (contains, [])
+        }
+        let ranked = competing.map { (attribute: $0, weight: weight($0)) }.sorted {
+            $0.weight != $1.weight ? $0.weight > $1.weight : names[$0.attribute] < names[$1.attribute]
+        }
+        for entry in ranked.prefix(places) { contains[entry.attribute] = true }
+        return (contains, ranked.dropFirst(places).map { names[$0.attribute] }.sorted())
     }
 
     /// The labels of `attribute`'s values that its filters select: the listed values, or for a

@@ -39,6 +39,7 @@ extension SearchEngine {
         if request.maxFacetValues < 0 {
             throw .invalid("max facet values \(request.maxFacetValues) must not be negative")
         }
+        if request.maxFacets < 0 { throw .invalid("max facets \(request.maxFacets) must not be negative") }
         let pageSize = min(
             request.pageSize > 0 ? request.pageSize : (session.pageSize > 0 ? session.pageSize : Self.defaultPageSize),
             Self.maximumPageSize)
@@ -72,7 +73,8 @@ extension SearchEngine {
         let key = EvaluationCache.Key(
             session: session.id, content: EvaluationCache.contentHash(of: session), refinement: hash,
             version: snapshot.version, generation: snapshot.generation,
-            maxFacetValues: request.maxFacetValues, linker: linker.map(ObjectIdentifier.init))
+            maxFacetValues: request.maxFacetValues, maxFacets: request.maxFacets,
+            includedFacets: Set(request.includedFacets), linker: linker.map(ObjectIdentifier.init))
         let evaluation: Evaluation
         if let cached = evaluations.evaluation(key, needed: needed) {
             evaluation = cached
@@ -108,6 +110,7 @@ extension SearchEngine {
         if next < total { pinnedSnapshot.handedOutPageToken.store(true, ordering: .relaxed) }
         return SearchState(
             sessionID: session.id, queryText: evaluation.queryText, chips: evaluation.chips, facets: evaluation.facets,
+            moreFacets: evaluation.moreFacets,
             appliedFilters: evaluation.filters.map { AppliedFilter(filter: $0, label: $0.label) }, results: results,
             nextPageToken: next < total
                 ? PageToken(
@@ -128,6 +131,7 @@ extension SearchEngine {
         /// How many hits there are in all.
         var total: Int
         var facets: [Facet]
+        var moreFacets: [String]
         var filters: [AttributeFilter]
         var relaxations: [Relaxation]
         var browse: [FacetValue]
@@ -317,7 +321,7 @@ extension SearchEngine {
         // One numbering for the facets and for their labels in the evaluation cache: a replaced
         // snapshot may drop its numbering and make another meanwhile.
         let numbering = snapshot.numbering
-        let facets = Self.facets(
+        let listing = Self.facets(
             snapshot, docs: docs, constraints: selection.constraints, request: request,
             covering: covering, splitFrom: splitting ? Self.pairsWorthASecondCore : .max, numbering: numbering)
         let total = hits.count
@@ -326,7 +330,8 @@ extension SearchEngine {
             splitFrom: splitting ? Ranker.candidatesWorthASecondCore : .max)
         return Evaluation(
             queryText: queryText, chips: selection.chips, groups: selection.groups, hits: ordered, total: total,
-            facets: facets, filters: selection.constraints.filters, relaxations: relaxations, browse: browse,
+            facets: listing.facets, moreFacets: listing.moreFacets, filters: selection.constraints.filters,
+            relaxations: relaxations, browse: browse,
             facetLabels: FacetLabels(numbering))
     }
 

@@ -34,19 +34,21 @@ public final class SearchSessions: Sendable {
     ///   - pageSize: Results per page; 0 means 20, values above 100 are capped.
     ///   - maxFacetValues: The most values each facet lists; 0 means
     ///     ``SearchEngine/defaultFacetValues``.
+    ///   - maxFacets: The most attribute facets listed; 0 means ``SearchEngine/defaultFacets``.
     ///   - linker: Gives results their canonical deep links (see ``SearchEngine/search(session:request:linker:)``).
     /// - Returns: The pre-populated search state.
     /// - Throws: ``SearchError/Code/invalidArgument`` for a malformed descriptor;
     ///   ``SearchError/Code/storage`` when the session cannot be stored.
     public func capture(
-        _ descriptor: Descriptor, pageSize: Int = 0, maxFacetValues: Int = 0, maxDistance: Float? = nil,
-        linker: EntityLinker? = nil
+        _ descriptor: Descriptor, pageSize: Int = 0, maxFacetValues: Int = 0, maxFacets: Int = 0,
+        maxDistance: Float? = nil, linker: EntityLinker? = nil
     ) async throws(SearchError) -> SearchState {
         if pageSize < 0 { throw .invalid("page size \(pageSize) must not be negative") }
         if let maxDistance, !(maxDistance.isFinite && maxDistance >= 0) {
             throw .invalid("max distance \(maxDistance) must be a finite number ≥ 0")
         }
         if maxFacetValues < 0 { throw .invalid("max facet values \(maxFacetValues) must not be negative") }
+        if maxFacets < 0 { throw .invalid("max facets \(maxFacets) must not be negative") }
         let snapshot = engine.snapshot
         let evidence = try SearchEngine.imageEvidence(of: descriptor, in: snapshot)
         let prints = (evidence.picture.map { [$0.print] } ?? []) + evidence.clientPrints
@@ -75,7 +77,9 @@ public final class SearchSessions: Sendable {
         let state: SearchState
         do {
             state = try engine.search(
-                session: record, request: SearchRequest(sessionID: record.id, maxFacetValues: maxFacetValues),
+                session: record,
+                request: SearchRequest(
+                    sessionID: record.id, maxFacetValues: maxFacetValues, maxFacets: maxFacets),
                 linker: linker)
         } catch {
             _ = await storing

@@ -171,12 +171,20 @@ public struct SearchRequest: Hashable, Sendable {
     /// The most values each facet lists; 0 means ``SearchEngine/defaultFacetValues``. Selected
     /// values are listed beyond it; every value is counted either way.
     public var maxFacetValues: Int
+    /// The most attribute facets listed, those whose values count the most hits first; 0 means
+    /// ``SearchEngine/defaultFacets``. Facets with a selected value and ``includedFacets`` take
+    /// their places first and are listed even beyond it; ``SearchState/moreFacets`` names the rest.
+    public var maxFacets: Int
+    /// Attributes whose facets are listed whenever the hits have their values, whatever
+    /// ``maxFacets`` leaves out (one the user opened from ``SearchState/moreFacets``).
+    public var includedFacets: [String]
 
     /// Creates a request.
     public init(
         sessionID: String, query: String? = nil, disabledLabels: [String] = [], entityTypes: [String] = [],
         categories: [String] = [], filters: [AttributeFilter] = [], filterExpression: FilterExpression? = nil,
-        sort: Sort = .relevance, pageSize: Int = 0, pageToken: String = "", maxFacetValues: Int = 0
+        sort: Sort = .relevance, pageSize: Int = 0, pageToken: String = "", maxFacetValues: Int = 0,
+        maxFacets: Int = 0, includedFacets: [String] = []
     ) {
         self.sessionID = sessionID
         self.query = query
@@ -189,6 +197,8 @@ public struct SearchRequest: Hashable, Sendable {
         self.pageSize = pageSize
         self.pageToken = pageToken
         self.maxFacetValues = maxFacetValues
+        self.maxFacets = maxFacets
+        self.includedFacets = includedFacets
     }
 }
 
@@ -311,6 +321,9 @@ public struct SearchState: Hashable, Sendable {
     public var chips: [Chip]
     /// Facets: type, category, then attributes by name.
     public var facets: [Facet]
+    /// The attributes the hits have values of whose facets ``SearchRequest/maxFacets`` left
+    /// out, by name: a request can include them.
+    public var moreFacets: [String]
     /// The filters in force.
     public var appliedFilters: [AppliedFilter]
     /// This page's results.

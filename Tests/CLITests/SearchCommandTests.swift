@@ -189,6 +189,25 @@ import Testing
             ["search", session, "--chip-off", "jazz", "--text", "vienna", "--page-size", "3"] + remote)
         #expect(chips.status == 0)
         #expect(chips.stdout.contains("[ ] jazz"))
+
+        // One attribute facet, the others named; --facet lists one of those too.
+        let capped = try await CLI.run(["search", session, "--max-facets", "1", "--json"] + remote)
+        let cappedState = try #require(
+            try JSONSerialization.jsonObject(with: Data(capped.stdout.utf8)) as? [String: Any])
+        let facets = try #require(cappedState["facets"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        let more = try #require(cappedState["more_facets"] as? [String])
+        #expect(facets.count == 3 && facets.prefix(2) == ["type", "category"])
+        let opened = try #require(more.first)
+        let text = try await CLI.run(["search", session, "--max-facets", "1"] + remote)
+        #expect(text.stdout.contains("more facets") && text.stdout.contains(opened))
+        let withOpened = try await CLI.run(
+            ["search", session, "--max-facets", "2", "--facet", opened, "--json"] + remote)
+        let openedState = try #require(
+            try JSONSerialization.jsonObject(with: Data(withOpened.stdout.utf8)) as? [String: Any])
+        let openedNames = try #require(openedState["facets"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+        #expect(Set(openedNames) == Set(facets + [opened]))
+        let zero = try await CLI.run(["search", session, "--max-facets", "0"] + remote)
+        #expect(zero.status == 2 && zero.stderr.contains("--max-facets must be a whole number ≥ 1"))
     }
 
     @Test("search of an unknown session exits 1 with the server's message")

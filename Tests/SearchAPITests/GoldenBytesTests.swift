@@ -62,6 +62,24 @@ import Testing
         Golden(
             message: SearchRequest(sessionID: "s1", pageSize: 20, maxFacetValues: 5),
             bytes: [0x0a, 0x02, 0x73, 0x31, 0x48, 0x14, 0x58, 0x05]),
+        // session_id: "s1" max_facets: 5 include_facets: "spice" include_facets: "año"
+        Golden(
+            message: SearchRequest(sessionID: "s1", maxFacets: 5, includeFacets: ["spice", "año"]),
+            bytes: [
+                0x0a, 0x02, 0x73, 0x31, 0x60, 0x05, 0x6a, 0x05, 0x73, 0x70, 0x69, 0x63, 0x65, 0x6a, 0x04, 0x61,
+                0xc3, 0xb1, 0x6f,
+            ]),
+        // descriptor { labels { text: "salt" } } max_facets: 3
+        Golden(
+            message: CaptureRequest(descriptor: Descriptor(labels: [Label(text: "salt")]), maxFacets: 3),
+            bytes: [0x0a, 0x08, 0x0a, 0x06, 0x0a, 0x04, 0x73, 0x61, 0x6c, 0x74, 0x28, 0x03]),
+        // session_id: "s" total_hits: 7 more_facets: "allergen" more_facets: "year"
+        Golden(
+            message: SearchState(sessionID: "s", totalHits: 7, moreFacets: ["allergen", "year"]),
+            bytes: [
+                0x0a, 0x01, 0x73, 0x40, 0x07, 0x7a, 0x08, 0x61, 0x6c, 0x6c, 0x65, 0x72, 0x67, 0x65, 0x6e, 0x7a,
+                0x04, 0x79, 0x65, 0x61, 0x72,
+            ]),
         // name: "brand" kind: FACET_KIND_STRING values { value: "x" count: 2 } more_values: 300
         Golden(
             message: Facet(name: "brand", kind: .string, values: [FacetValue(value: "x", count: 2)], moreValues: 300),

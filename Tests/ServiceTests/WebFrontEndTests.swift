@@ -31,6 +31,6 @@ import Testing
 
     @Test("grpcio still speaks HTTP/2 on the port that also answers HTTP/1.1")
     func grpcStillWorks() async throws {
-        try await peerPasses("search_client.py", steps: 5)
+        try await peerPasses("search_client.py", steps: 6)
     }
 }

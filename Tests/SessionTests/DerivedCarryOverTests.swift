@@ -94,12 +94,12 @@ import Testing
         // Its searches still answer, with the counts made from their hits.
         let hits = TextIndex.liveDocs("red", in: replaced)
         let request = SearchRequest(sessionID: "s")
-        let facets = SearchEngine.facets(
+        let listing = SearchEngine.facets(
             replaced, docs: hits, constraints: .unconstrained, request: request, covering: ["red"], termCountsFrom: 0)
-        #expect(!facets.isEmpty)
+        #expect(!listing.facets.isEmpty)
         let fresh = CatalogSnapshot(
             version: 1, generation: 9, synonyms: [], analyzer: replaced.analyzer, segments: replaced.segments,
             deletes: replaced.deletes)
-        #expect(facets == SearchEngine.facets(fresh, docs: hits, constraints: .unconstrained, request: request))
+        #expect(listing == SearchEngine.facets(fresh, docs: hits, constraints: .unconstrained, request: request))
     }
 }

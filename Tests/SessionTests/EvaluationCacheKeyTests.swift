@@ -28,13 +28,14 @@ import Testing
 @Suite struct EvaluationCacheEvictionTests {
     static func key(_ i: Int) -> EvaluationCache.Key {
         EvaluationCache.Key(
-            session: "s\(i)", content: 0, refinement: 0, version: 1, generation: 0, maxFacetValues: 0, linker: nil)
+            session: "s\(i)", content: 0, refinement: 0, version: 1, generation: 0, maxFacetValues: 0,
+            maxFacets: 0, includedFacets: [], linker: nil)
     }
 
     static let evaluation = SearchEngine.Evaluation(
         queryText: "red", chips: [], groups: [], hits: [], total: 0,
         facets: [Facet(name: "colour", kind: .string, values: [FacetValue(value: "red", count: 3, selected: false)])],
-        filters: [], relaxations: [], browse: [])
+        moreFacets: [], filters: [], relaxations: [], browse: [])
 
     @Test func theLeastRecentlyUsedGoFirstAndTheBudgetHolds() {
         // Over 512 bytes an entry: a 30 KB budget holds fewer than sixty.

@@ -75,6 +75,8 @@ def main():
     p.add_argument("--token-file", required=True, help="serve's --write-token-file")
     p.add_argument("--started-ns", type=int, required=True)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--max-facets", type=int, default=0,
+                   help="the most attribute facets a Capture lists; 0, the service's default (20)")
     a = p.parse_args()
     with open(a.token_file) as f:
         auth = (("authorization", "Bearer " + f.read().strip()),)
@@ -118,7 +120,7 @@ def main():
     print(f"server RSS after load: {rss:.1f} MiB ({loaded['anonymous MiB']:.1f} heap + {loaded['file MiB']:.1f} file-backed)")
 
     capture, search = stub.Capture, stub.Search
-    requests = [pb.CaptureRequest(descriptor=descriptor(q), page_size=20) for q in queries]
+    requests = [pb.CaptureRequest(descriptor=descriptor(q), page_size=20, max_facets=a.max_facets) for q in queries]
     for r in requests[:50]:
         capture(r, timeout=30)  # warm-up
     # The floor: a health check (no work in the server) through the same client, one before each
@@ -126,19 +128,27 @@ def main():
     # kernel and the VM take at p99 with no server work at all; a Capture's p99 cannot be below it.
     check = health_pb_grpc.HealthStub(channel).Check
     health = health_pb.HealthCheckRequest()
-    micros, pages, floor = [], [], []
+    micros, pages, floor, sizes = [], [], [], []
     for round in range(a.rounds):
         for r in requests:
             floor.append(timed(check, health)[1])
             state, us = timed(capture, r)
             micros.append(us)
-            if round == 0 and state.next_page_token:
-                pages.append(pb.SearchRequest(session_id=state.session_id, page_token=state.next_page_token))
+            if round == 0:
+                sizes.append((state.ByteSize(), len(state.facets) - 2))
+                if state.next_page_token:
+                    pages.append(pb.SearchRequest(session_id=state.session_id, page_token=state.next_page_token,
+                                                  max_facets=a.max_facets))
     result["floor: health check over gRPC"] = stats(floor)
     line("floor: health check, same client, interleaved", result["floor: health check over gRPC"], target=False)
     result["Capture over gRPC"] = stats(micros)
     line("Capture over loopback gRPC (page 1)", result["Capture over gRPC"])
-    print(f"  ({len(pages)} of {len(requests)} captured sessions have a page 2)")
+    print(f"  ({len(pages)} of {len(requests)} captured sessions have a page 2; answers "
+          f"{sum(s for s, _ in sizes) / len(sizes) / 1024:.1f} KiB on average, the largest "
+          f"{max(s for s, _ in sizes) / 1024:.1f} KiB, with up to {max(f for _, f in sizes)} attribute facets)")
+    result["Capture answer"] = {"mean bytes": sum(s for s, _ in sizes) / len(sizes),
+                                "largest bytes": max(s for s, _ in sizes),
+                                "most attribute facets": max(f for _, f in sizes)}
     micros = []
     for _ in range(a.rounds):
         for r in pages:
@@ -154,7 +164,8 @@ def main():
             state = capture(r, timeout=30)
             if state.next_page_token:
                 micros.append(timed(search, pb.SearchRequest(session_id=state.session_id,
-                                                             page_token=state.next_page_token))[1])
+                                                             page_token=state.next_page_token,
+                                                             max_facets=a.max_facets))[1])
     result["Search page 2 after its Capture over gRPC"] = stats(micros)
     line("Search page 2 right after its Capture", result["Search page 2 after its Capture over gRPC"])
 

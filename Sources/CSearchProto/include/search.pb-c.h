@@ -503,6 +503,10 @@ struct  Vicontinue__V1__CaptureRequest
    * The most values each facet lists; 0 means the default (100). See SearchRequest.
    */
   uint32_t max_facet_values;
+  /*
+   * The most attribute facets the state lists; 0 means the default (20). See SearchRequest.
+   */
+  uint32_t max_facets;
   Vicontinue__V1__CaptureRequest__MaxDistanceOptionCase max_distance_option_case;
   union {
     float max_distance;
@@ -510,7 +514,7 @@ struct  Vicontinue__V1__CaptureRequest
 };
 #define VICONTINUE__V1__CAPTURE_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__capture_request__descriptor) \
-    , NULL, 0, 0, VICONTINUE__V1__CAPTURE_REQUEST__MAX_DISTANCE_OPTION__NOT_SET, {0} }
+    , NULL, 0, 0, 0, VICONTINUE__V1__CAPTURE_REQUEST__MAX_DISTANCE_OPTION__NOT_SET, {0} }
 
 
 typedef enum {
@@ -573,6 +577,19 @@ struct  Vicontinue__V1__SearchRequest
    * were left out.
    */
   uint32_t max_facet_values;
+  /*
+   * The most attribute facets listed (besides type and category), those whose listed values count
+   * the most hits first; 0 means the default (20). Facets with a selected value and
+   * include_facets take their places first and are listed even beyond it. SearchState.more_facets
+   * names the attributes left out.
+   */
+  uint32_t max_facets;
+  /*
+   * Attributes whose facets are listed whenever the hits have their values, whatever max_facets
+   * leaves out (e.g. one the user opened from SearchState.more_facets).
+   */
+  size_t n_include_facets;
+  char **include_facets;
   Vicontinue__V1__SearchRequest__QueryOptionCase query_option_case;
   union {
     char *query;
@@ -580,7 +597,7 @@ struct  Vicontinue__V1__SearchRequest
 };
 #define VICONTINUE__V1__SEARCH_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__search_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0,NULL, 0,NULL, NULL, NULL, 0, (char *)protobuf_c_empty_string, 0, VICONTINUE__V1__SEARCH_REQUEST__QUERY_OPTION__NOT_SET, {0} }
+    , (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0,NULL, 0,NULL, NULL, NULL, 0, (char *)protobuf_c_empty_string, 0, 0, 0,NULL, VICONTINUE__V1__SEARCH_REQUEST__QUERY_OPTION__NOT_SET, {0} }
 
 
 typedef enum {
@@ -815,10 +832,15 @@ struct  Vicontinue__V1__SearchState
    * The session's locale.
    */
   char *locale;
+  /*
+   * The attributes the hits have values of whose facets max_facets left out, by name.
+   */
+  size_t n_more_facets;
+  char **more_facets;
 };
 #define VICONTINUE__V1__SEARCH_STATE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&vicontinue__v1__search_state__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0, 0,NULL, 0, NULL, 0,NULL, VICONTINUE__V1__SOURCE__SOURCE_UNSPECIFIED, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, 0, 0,NULL, 0, NULL, 0,NULL, VICONTINUE__V1__SOURCE__SOURCE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0,NULL }
 
 
 /*

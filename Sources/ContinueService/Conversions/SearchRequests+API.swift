@@ -70,7 +70,8 @@ extension SearchSession.SearchRequest {
                 try SearchSession.FilterExpression(expression, field: "where")
             },
             sort: try SearchSession.Sort(message.sort), pageSize: Int(message.pageSize),
-            pageToken: message.pageToken, maxFacetValues: Int(message.maxFacetValues))
+            pageToken: message.pageToken, maxFacetValues: Int(message.maxFacetValues),
+            maxFacets: Int(message.maxFacets), includedFacets: message.includeFacets)
     }
 }
 

@@ -44,7 +44,7 @@ extension SearchAPI.SearchState {
             totalHits: UInt64(state.totalHits), relaxations: state.relaxations.map(SearchAPI.Relaxation.init),
             expiresAtUnixMs: state.expiresAtUnixMs, sort: SearchAPI.Sort(state.sort),
             browseCategories: state.browseCategories.map(SearchAPI.FacetValue.init),
-            source: SearchAPI.Source(state.source), locale: state.locale)
+            source: SearchAPI.Source(state.source), locale: state.locale, moreFacets: state.moreFacets)
     }
 }
 

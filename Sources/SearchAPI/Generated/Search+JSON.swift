@@ -568,6 +568,10 @@ extension CaptureRequest: ProtoJSONMessage {
             out.key("maxDistance")
             out.float(value)
         }
+        if self.maxFacets != 0 {
+            out.key("maxFacets")
+            out.uint32(self.maxFacets)
+        }
         out.endObject()
     }
 
@@ -576,6 +580,7 @@ extension CaptureRequest: ProtoJSONMessage {
         var seenPageSize = false
         var seenMaxFacetValues = false
         var seenMaxDistance = false
+        var seenMaxFacets = false
         for (jsonKey, jsonValue) in try ProtoJSONRead.members(json, path) {
             switch jsonKey {
             case "descriptor":
@@ -593,6 +598,10 @@ extension CaptureRequest: ProtoJSONMessage {
                 seenMaxDistance = true
                 if case .null = jsonValue { break }
                 self.maxDistance = try ProtoJSONRead.float(jsonValue, ProtoJSONRead.field(path, "maxDistance"))
+            case "maxFacets", "max_facets":
+                if seenMaxFacets { throw ProtoJSONRead.fieldTwice("maxFacets", path) }
+                seenMaxFacets = true
+                self.maxFacets = try ProtoJSONRead.uint32(jsonValue, ProtoJSONRead.field(path, "maxFacets"))
             default: continue  // unknown fields are skipped
             }
         }
@@ -666,6 +675,19 @@ extension SearchRequest: ProtoJSONMessage {
             out.key("maxFacetValues")
             out.uint32(self.maxFacetValues)
         }
+        if self.maxFacets != 0 {
+            out.key("maxFacets")
+            out.uint32(self.maxFacets)
+        }
+        if !self.includeFacets.isEmpty {
+            out.key("includeFacets")
+            out.beginArray()
+            for value in self.includeFacets {
+                out.element()
+                out.string(value)
+            }
+            out.endArray()
+        }
         out.endObject()
     }
 
@@ -677,6 +699,8 @@ extension SearchRequest: ProtoJSONMessage {
         var seenPageSize = false
         var seenPageToken = false
         var seenMaxFacetValues = false
+        var seenMaxFacets = false
+        var seenIncludeFacets = false
         for (jsonKey, jsonValue) in try ProtoJSONRead.members(json, path) {
             switch jsonKey {
             case "sessionId", "session_id":
@@ -726,6 +750,17 @@ extension SearchRequest: ProtoJSONMessage {
                 if seenMaxFacetValues { throw ProtoJSONRead.fieldTwice("maxFacetValues", path) }
                 seenMaxFacetValues = true
                 self.maxFacetValues = try ProtoJSONRead.uint32(jsonValue, ProtoJSONRead.field(path, "maxFacetValues"))
+            case "maxFacets", "max_facets":
+                if seenMaxFacets { throw ProtoJSONRead.fieldTwice("maxFacets", path) }
+                seenMaxFacets = true
+                self.maxFacets = try ProtoJSONRead.uint32(jsonValue, ProtoJSONRead.field(path, "maxFacets"))
+            case "includeFacets", "include_facets":
+                if seenIncludeFacets { throw ProtoJSONRead.fieldTwice("includeFacets", path) }
+                seenIncludeFacets = true
+                self.includeFacets = try ProtoJSONRead.array(jsonValue, ProtoJSONRead.field(path, "includeFacets")) {
+                    (element, elementPath) throws(ProtoJSONError) in
+                    try ProtoJSONRead.string(element, elementPath())
+                }
             default: continue  // unknown fields are skipped
             }
         }
@@ -1054,6 +1089,15 @@ extension SearchState: ProtoJSONMessage {
             out.key("locale")
             out.string(self.locale)
         }
+        if !self.moreFacets.isEmpty {
+            out.key("moreFacets")
+            out.beginArray()
+            for value in self.moreFacets {
+                out.element()
+                out.string(value)
+            }
+            out.endArray()
+        }
         out.endObject()
     }
 
@@ -1066,6 +1110,7 @@ extension SearchState: ProtoJSONMessage {
         var seenTotalHits = false
         var seenExpiresAtUnixMs = false
         var seenBrowseCategories = false
+        var seenMoreFacets = false
         for (jsonKey, jsonValue) in try ProtoJSONRead.members(json, path) {
             switch jsonKey {
             case "sessionId", "session_id":
@@ -1128,6 +1173,13 @@ extension SearchState: ProtoJSONMessage {
                 self.source = try ProtoJSONRead.enumeration(jsonValue, ProtoJSONRead.field(path, "source"), as: Source.self)
             case "locale":
                 self.locale = try ProtoJSONRead.string(jsonValue, ProtoJSONRead.field(path, "locale"))
+            case "moreFacets", "more_facets":
+                if seenMoreFacets { throw ProtoJSONRead.fieldTwice("moreFacets", path) }
+                seenMoreFacets = true
+                self.moreFacets = try ProtoJSONRead.array(jsonValue, ProtoJSONRead.field(path, "moreFacets")) {
+                    (element, elementPath) throws(ProtoJSONError) in
+                    try ProtoJSONRead.string(element, elementPath())
+                }
             default: continue  // unknown fields are skipped
             }
         }

@@ -720,7 +720,8 @@ extension CaptureRequest: CMessageBridge {
             descriptor: c.descriptor.map { Descriptor(cMessage: UnsafePointer($0)) },
             pageSize: c.page_size,
             maxFacetValues: c.max_facet_values,
-            maxDistance: c.max_distance_option_case.rawValue == 4 ? c.max_distance : nil
+            maxDistance: c.max_distance_option_case.rawValue == 4 ? c.max_distance : nil,
+            maxFacets: c.max_facets
         )
     }
 
@@ -734,6 +735,7 @@ extension CaptureRequest: CMessageBridge {
             message.pointee.max_distance_option_case = .init(rawValue: 4)
             message.pointee.max_distance = value
         }
+        message.pointee.max_facets = self.maxFacets
     }
 }
 
@@ -807,7 +809,9 @@ extension SearchRequest: CMessageBridge {
             sort: c.sort.map { Sort(cMessage: UnsafePointer($0)) },
             pageSize: c.page_size,
             pageToken: cString(c.page_token),
-            maxFacetValues: c.max_facet_values
+            maxFacetValues: c.max_facet_values,
+            maxFacets: c.max_facets,
+            includeFacets: cArray(c.include_facets, c.n_include_facets) { cString($0) }
         )
     }
 
@@ -846,6 +850,11 @@ extension SearchRequest: CMessageBridge {
             message.pointee.page_token = arena.cString(self.pageToken)
         }
         message.pointee.max_facet_values = self.maxFacetValues
+        message.pointee.max_facets = self.maxFacets
+        if !self.includeFacets.isEmpty {
+            message.pointee.n_include_facets = self.includeFacets.count
+            message.pointee.include_facets = arena.cArray(self.includeFacets) { value, arena in arena.cString(value) }
+        }
     }
 }
 
@@ -1398,7 +1407,8 @@ extension SearchState: CMessageBridge {
             sort: c.sort.map { Sort(cMessage: UnsafePointer($0)) },
             browseCategories: cArray(c.browse_categories, c.n_browse_categories) { FacetValue(cMessage: UnsafePointer($0!)) },
             source: Source(rawValue: Int32(truncatingIfNeeded: c.source.rawValue)),
-            locale: cString(c.locale)
+            locale: cString(c.locale),
+            moreFacets: cArray(c.more_facets, c.n_more_facets) { cString($0) }
         )
     }
 
@@ -1444,6 +1454,10 @@ extension SearchState: CMessageBridge {
         message.pointee.source = Vicontinue__V1__Source(rawValue: .init(truncatingIfNeeded: self.source.rawValue))
         if !self.locale.isEmpty {
             message.pointee.locale = arena.cString(self.locale)
+        }
+        if !self.moreFacets.isEmpty {
+            message.pointee.n_more_facets = self.moreFacets.count
+            message.pointee.more_facets = arena.cArray(self.moreFacets) { value, arena in arena.cString(value) }
         }
     }
 }

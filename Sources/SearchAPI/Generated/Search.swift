@@ -630,6 +630,9 @@ public struct CaptureRequest: Sendable, Hashable {
     /// keeps it, so every page and refinement applies it. Unset: the engine's default.
     public var maxDistance: Float?
 
+    /// The most attribute facets the state lists; 0 means the default (20). See SearchRequest.
+    public var maxFacets: UInt32 = 0
+
     /// Creates a `CaptureRequest` with every field at its proto3 default.
     public init() {}
 
@@ -638,12 +641,14 @@ public struct CaptureRequest: Sendable, Hashable {
         descriptor: Descriptor? = nil,
         pageSize: UInt32 = 0,
         maxFacetValues: UInt32 = 0,
-        maxDistance: Float? = nil
+        maxDistance: Float? = nil,
+        maxFacets: UInt32 = 0
     ) {
         self.descriptor = descriptor
         self.pageSize = pageSize
         self.maxFacetValues = maxFacetValues
         self.maxDistance = maxDistance
+        self.maxFacets = maxFacets
     }
 }
 
@@ -686,6 +691,16 @@ public struct SearchRequest: Sendable, Hashable {
     /// were left out.
     public var maxFacetValues: UInt32 = 0
 
+    /// The most attribute facets listed (besides type and category), those whose listed values count
+    /// the most hits first; 0 means the default (20). Facets with a selected value and
+    /// include_facets take their places first and are listed even beyond it. SearchState.more_facets
+    /// names the attributes left out.
+    public var maxFacets: UInt32 = 0
+
+    /// Attributes whose facets are listed whenever the hits have their values, whatever max_facets
+    /// leaves out (e.g. one the user opened from SearchState.more_facets).
+    public var includeFacets: [String] = []
+
     /// Creates a `SearchRequest` with every field at its proto3 default.
     public init() {}
 
@@ -701,7 +716,9 @@ public struct SearchRequest: Sendable, Hashable {
         sort: Sort? = nil,
         pageSize: UInt32 = 0,
         pageToken: String = "",
-        maxFacetValues: UInt32 = 0
+        maxFacetValues: UInt32 = 0,
+        maxFacets: UInt32 = 0,
+        includeFacets: [String] = []
     ) {
         self.sessionID = sessionID
         self.query = query
@@ -714,6 +731,8 @@ public struct SearchRequest: Sendable, Hashable {
         self.pageSize = pageSize
         self.pageToken = pageToken
         self.maxFacetValues = maxFacetValues
+        self.maxFacets = maxFacets
+        self.includeFacets = includeFacets
     }
 }
 
@@ -901,6 +920,9 @@ public struct SearchState: Sendable, Hashable {
     /// The session's locale.
     public var locale: String = ""
 
+    /// The attributes the hits have values of whose facets max_facets left out, by name.
+    public var moreFacets: [String] = []
+
     /// Creates a `SearchState` with every field at its proto3 default.
     public init() {}
 
@@ -919,7 +941,8 @@ public struct SearchState: Sendable, Hashable {
         sort: Sort? = nil,
         browseCategories: [FacetValue] = [],
         source: Source = .unspecified,
-        locale: String = ""
+        locale: String = "",
+        moreFacets: [String] = []
     ) {
         self.sessionID = sessionID
         self.queryText = queryText
@@ -935,6 +958,7 @@ public struct SearchState: Sendable, Hashable {
         self.browseCategories = browseCategories
         self.source = source
         self.locale = locale
+        self.moreFacets = moreFacets
     }
 }
 

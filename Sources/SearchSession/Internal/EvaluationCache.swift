@@ -18,6 +18,8 @@ final class EvaluationCache: Sendable {
         var version: UInt64
         var generation: UInt64
         var maxFacetValues: Int
+        var maxFacets: Int
+        var includedFacets: Set<String>
         /// The linker whose view of the snapshot was searched (it may leave entities out).
         var linker: ObjectIdentifier?
     }

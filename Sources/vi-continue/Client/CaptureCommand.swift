@@ -19,6 +19,7 @@ enum CaptureCommand {
             """,
         options: DescriptorOptions.specs + [
             OptionSpec("page-size", valueName: "N", help: "Results per page (default 20, at most 100)."),
+            SearchCommand.maxFacetsOption,
             OptionSpec(
                 "max-distance", valueName: "D",
                 help: "The largest feature-print distance of an image match, kept for every page."),
@@ -30,6 +31,7 @@ enum CaptureCommand {
         await runClientCommand { () throws(CommandFailure) in
             var request = CaptureRequest(descriptor: try DescriptorOptions.descriptor(arguments))
             request.pageSize = try SearchCommand.pageSize(arguments) ?? 0
+            request.maxFacets = try SearchCommand.maxFacets(arguments) ?? 0
             request.maxDistance = try QueryCommand.maxDistance(arguments)
             let backend = try ClientOptions.searchBackend(arguments)
             return try await withBackend(backend) { backend throws(CommandFailure) in

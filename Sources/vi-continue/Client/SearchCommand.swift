@@ -11,7 +11,8 @@ enum SearchCommand {
             repeat the filters when asking for the next page with --page-token. Chips are on unless
             --chip-off turns them off; --chip-on keeps one on (an error with --chip-off of the same
             chip). Several --attr values of one attribute match any of them; --range takes lo..hi
-            with either bound left out for an open range.
+            with either bound left out for an open range. The answer lists the attribute facets
+            whose values count the most hits; --facet lists one it named under "more facets".
 
             Sessions live in the server that captured them; an in-process --catalog session ends
             with its process, so search needs --server. Exits 1 for an unknown or expired session.
@@ -20,6 +21,7 @@ enum SearchCommand {
               vi-continue search 3f2a… --type album --category Music/Rock
               vi-continue search 3f2a… --chip-off red --attr city=Berlin --range year=1990..1999
               vi-continue search 3f2a… --sort year:desc --page-size 5 --json
+              vi-continue search 3f2a… --max-facets 5 --facet season
               vi-continue search 3f2a… --type album --page-token 'NEXT-TOKEN'
             """,
         options: [
@@ -38,6 +40,10 @@ enum SearchCommand {
                 "sort", valueName: "ORDER", help: "relevance (default), title, title:desc, NAME:asc or NAME:desc."),
             OptionSpec("page-size", valueName: "N", help: "Results per page (default: the session's)."),
             OptionSpec("page-token", valueName: "TOKEN", help: "The next page token of the previous answer."),
+            maxFacetsOption,
+            OptionSpec(
+                "facet", valueName: "NAME", help: "List this attribute's facet whatever the others count (repeatable).",
+                repeats: true),
             ClientOptions.catalog,
         ] + ClientOptions.remote,
         flags: [ClientOptions.json],
@@ -78,7 +84,21 @@ enum SearchCommand {
         if let sort = arguments.value("sort") { request.sort = try SearchFilters.sort(sort) }
         request.pageSize = try pageSize(arguments) ?? 0
         request.pageToken = arguments.value("page-token") ?? ""
+        request.maxFacets = try maxFacets(arguments) ?? 0
+        request.includeFacets = arguments.values("facet")
         return request
+    }
+
+    /// `--max-facets`, of capture and search.
+    static let maxFacetsOption = OptionSpec(
+        "max-facets", valueName: "N",
+        help: "The most attribute facets listed, those counting the most hits (default 20).")
+
+    /// `--max-facets`, checked.
+    static func maxFacets(_ arguments: ParsedArguments) throws(CommandFailure) -> UInt32? {
+        guard let text = arguments.value("max-facets") else { return nil }
+        guard let number = UInt32(text), number > 0 else { throw .usage("--max-facets must be a whole number ≥ 1") }
+        return number
     }
 
     /// `--page-size`, checked.

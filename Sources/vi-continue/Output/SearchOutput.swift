@@ -72,6 +72,7 @@ enum SearchOutput {
                 .array(state.chips.map { .object([("text", .string($0.text)), ("selected", .bool($0.selected))]) })
             ),
             ("facets", .array(state.facets.map(json))),
+            ("more_facets", .array(state.moreFacets.map(JSONValue.string))),
             ("applied_filters", .array(state.appliedFilters.map { .string($0.label) })),
             ("sort", .string(sortText(state.sort))),
             ("relaxations", .array(state.relaxations.map { .string($0.explanation) })),
@@ -111,6 +112,9 @@ enum SearchOutput {
             let more = max(0, facet.values.count - facetValuesShown) + Int(facet.moreValues)
             if more > 0 { values.append("+\(more) more") }
             facets.append(facet.name, values.joined(separator: " · "))
+        }
+        if !state.moreFacets.isEmpty {
+            facets.append("more facets", state.moreFacets.joined(separator: " · ") + " (search --facet NAME)")
         }
         if !facets.rows.isEmpty { sections.append(facets.rendered) }
         if !state.browseCategories.isEmpty {
