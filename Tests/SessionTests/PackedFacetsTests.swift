@@ -112,6 +112,18 @@ import Testing
         #expect(PackedFacets(Self.numberedFacets).bytes > 40 * 1_000)
     }
 
+    @Test func theFacetsLeftOutComeBackByNameAsAttributeNumbers() {
+        // Forty long attribute names left out: four bytes each, not a string each; a name the
+        // labels do not have keeps its text.
+        let left = (0..<40).map { "an attribute name longer than fifteen bytes \($0)" } + ["unnumbered"]
+        let packed = PackedFacets(Self.numberedFacets, moreFacets: left, labels: Self.labels)
+        #expect(packed.moreFacets == left)
+        #expect(packed.facets == Self.numberedFacets)
+        let without = PackedFacets(Self.numberedFacets, labels: Self.labels)
+        #expect(without.moreFacets.isEmpty)
+        #expect(packed.bytes - without.bytes < 41 * 4 + 64)
+    }
+
     @Test func aNumberOutsideItsLabelsKeepsTheText() {
         // A number past the labels, and a number on a bucket facet, which has no labels: each
         // value comes back with its own text.

@@ -39,9 +39,11 @@ final class EvaluationCache: Sendable {
         init(_ evaluation: SearchEngine.Evaluation, used: UInt64) {
             self.evaluation = evaluation
             self.evaluation.facets = []
+            self.evaluation.moreFacets = []
             self.evaluation.browse = []
             self.evaluation.facetLabels = FacetLabels()
-            facets = PackedFacets(evaluation.facets, labels: evaluation.facetLabels)
+            facets = PackedFacets(
+                evaluation.facets, moreFacets: evaluation.moreFacets, labels: evaluation.facetLabels)
             browse = PackedFacetValues(evaluation.browse)
             bytes = 512 + evaluation.hits.count * MemoryLayout<Candidate>.stride + facets.bytes + browse.bytes
             self.used = used
@@ -51,6 +53,7 @@ final class EvaluationCache: Sendable {
         var unpacked: SearchEngine.Evaluation {
             var whole = evaluation
             whole.facets = facets.facets
+            whole.moreFacets = facets.moreFacets
             whole.browse = browse.all
             return whole
         }

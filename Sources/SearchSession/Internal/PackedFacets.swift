@@ -167,7 +167,8 @@ struct FacetLabels: Sendable {
 }
 
 /// Facets packed for the evaluation cache: their names and kinds, and their values in one
-/// ``PackedFacetValues``.
+/// ``PackedFacetValues``; the names of the facets left out (``SearchState/moreFacets``) as
+/// attribute numbers too (as strings, 1.6 MiB of a recipes-100k cache the budget did not count).
 ///
 /// A Capture on a catalog of forty attributes has about thirty facets: each header is sixteen
 /// bytes, its name an attribute's number where ``FacetLabels`` has it (48 bytes a header were a
@@ -184,31 +185,40 @@ struct PackedFacets: Sendable {
     }
 
     private var headers: [Header] = []
+    /// Each left-out facet's name, numbered as a header's is.
+    private var moreFacetNames: [Int32] = []
     private var otherNames: [String] = []
     private var values: PackedFacetValues
     private let labels: FacetLabels
 
-    /// Packs `facets`, whose values are numbered in `labels` (see ``FacetValue/labelNumber``).
-    init(_ facets: [Facet], labels: FacetLabels = FacetLabels()) {
+    /// Packs `facets`, whose values are numbered in `labels` (see ``FacetValue/labelNumber``),
+    /// and the names of the facets left out.
+    init(_ facets: [Facet], moreFacets: [String] = [], labels: FacetLabels = FacetLabels()) {
         self.labels = labels
+        values = PackedFacetValues(runs: facets.map { ($0.values, labels.labels(of: $0.kind)) })
         headers.reserveCapacity(facets.count)
         var valuesEnd = 0
         for facet in facets {
-            let name: Int32
-            if let number = labels.attributeNumbers[facet.name] {
-                name = number
-            } else {
-                name = ~Int32(otherNames.count)
-                otherNames.append(facet.name)
-            }
             valuesEnd += facet.values.count
             // A cache entry holds a few hundred values and far fewer left out than 2^31.
             headers.append(
                 Header(
-                    name: name, kind: facet.kind, moreValues: Int32(clamping: facet.moreValues),
+                    name: number(facet.name), kind: facet.kind, moreValues: Int32(clamping: facet.moreValues),
                     valuesEnd: Int32(valuesEnd)))
         }
-        values = PackedFacetValues(runs: facets.map { ($0.values, labels.labels(of: $0.kind)) })
+        moreFacetNames.reserveCapacity(moreFacets.count)
+        for name in moreFacets { moreFacetNames.append(number(name)) }
+    }
+
+    /// The number of a facet's name: its attribute's, or its place in ``otherNames``, inverted.
+    private mutating func number(_ name: String) -> Int32 {
+        if let number = labels.attributeNumbers[name] { return number }
+        otherNames.append(name)
+        return ~Int32(otherNames.count - 1)
+    }
+
+    private func name(_ number: Int32) -> String {
+        number >= 0 ? labels.attributes[Int(number)] : otherNames[Int(~number)]
     }
 
     /// The facets as they were packed.
@@ -218,15 +228,19 @@ struct PackedFacets: Sendable {
             let end = Int(header.valuesEnd)
             defer { start = end }
             return Facet(
-                name: header.name >= 0 ? labels.attributes[Int(header.name)] : otherNames[Int(~header.name)],
-                kind: header.kind, values: values.values(start..<end, labels: labels.labels(of: header.kind)),
+                name: name(header.name), kind: header.kind,
+                values: values.values(start..<end, labels: labels.labels(of: header.kind)),
                 moreValues: Int(header.moreValues))
         }
     }
 
+    /// The names of the facets left out, as they were packed.
+    var moreFacets: [String] { moreFacetNames.map(name) }
+
     /// The bytes held, names included (not the labels: the snapshot's numbering holds them).
     var bytes: Int {
-        values.bytes + headers.capacity * MemoryLayout<Header>.stride + otherNames.capacity * 16
+        values.bytes + headers.capacity * MemoryLayout<Header>.stride + moreFacetNames.capacity * 4
+            + otherNames.capacity * 16
             + otherNames.reduce(0) { $0 + ($1.utf8.count > 15 ? $1.utf8.count + 32 : 0) }
     }
 }
