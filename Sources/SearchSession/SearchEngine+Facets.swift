@@ -320,8 +320,9 @@ extension SearchEngine {
         let listed = listedAttributes(
             numbering: numbering, request: request, selections: selections, seen: seen, counted: counted,
             weight: { attribute in
-                stringCandidates(attribute).reduce(0) { $0 + Int(counts.values[Int($1)]) }
-                    + labelledValues[attribute].reduce(0) { $0 + $1.count }
+                largestSum(
+                    stringCandidates(attribute).map { Int(counts.values[Int($0)]) }
+                        + labelledValues[attribute].map(\.count), limit)
             })
         let order = numbering.attributeNames.indices.sorted {
             numbering.attributeNames[$0] < numbering.attributeNames[$1]
@@ -357,7 +358,9 @@ extension SearchEngine {
     /// includes it, or if it is among the first ``SearchRequest/maxFacets`` (all of them counted)
     /// by `weight`, the hits its listed values count (then by name): a catalog of a hundred
     /// attributes would otherwise answer a hundred facets, most of a few hits each, on every
-    /// search. The weight is asked only of attributes that compete for a place.
+    /// search. Listed values, not all: an attribute of one value an entity (an accession
+    /// number) is on as many hits as a useful one but lists a hundred of them, one hit each. The
+    /// weight is asked only of attributes that compete for a place.
     private static func listedAttributes(
         numbering: FacetNumbering, request: SearchRequest, selections: [Set<String>],
         seen: UnsafeMutableBufferPointer<Bool>?, counted: (Int) -> Int, weight: (Int) -> Int
@@ -474,6 +477,16 @@ extension SearchEngine {
             kept.insert(value, at: kept.partitionPoint { value.value < $0.value })
         }
         return kept
+    }
+
+    /// The sum of the `limit` largest of `numbers` (all of them when fewer).
+    static func largestSum(_ numbers: [Int], _ limit: Int) -> Int {
+        guard numbers.count > limit else { return numbers.reduce(0, +) }
+        guard limit > 0 else { return 0 }
+        var numbers = numbers
+        let threshold = kthLargest(&numbers, limit)
+        let above = numbers.filter { $0 > threshold }
+        return above.reduce(0, +) + threshold * (limit - above.count)
     }
 
     /// The `k`-th largest of `numbers` (1-based), reordering them: quickselect, linear on average.

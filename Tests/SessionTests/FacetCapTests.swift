@@ -92,6 +92,32 @@ import Testing
         #expect(Set(second.results.map(\.entity)).isDisjoint(with: five.results.map(\.entity)))
     }
 
+    @Test func whatCountsIsTheHitsTheListedValuesCount() {
+        // A serial number on every lamp lists ten values of one hit each; a colour on half of
+        // them lists its three values, sixty hits in all: the colour is the facet worth a place.
+        let lamps = (0..<120).map { lamp in
+            Entity(
+                type: "product", id: "p\(lamp)", title: "lamp \(lamp)",
+                attributes: ["serial": .string("S-\(lamp)")].merging(
+                    lamp % 2 == 0 ? ["colour": .string(["red", "green", "blue"][lamp % 3])] : [:]
+                ) { a, _ in a })
+        }
+        let engine = SearchEngine(entities: lamps)
+        let state = try? engine.search(
+            session: Self.session, request: SearchRequest(sessionID: "s", maxFacetValues: 10, maxFacets: 1))
+        #expect(state.map(attributeFacets) == ["colour"])
+        #expect(state?.moreFacets == ["serial"])
+    }
+
+    @Test func theLargestSumIsWhatSortingSays() {
+        var rng = SplitMix64(state: 3)
+        for _ in 0..<300 {
+            let numbers = (0..<Int.random(in: 0...60, using: &rng)).map { _ in Int.random(in: 1...9, using: &rng) }
+            let limit = Int.random(in: 0...70, using: &rng)
+            #expect(SearchEngine.largestSum(numbers, limit) == numbers.sorted(by: >).prefix(limit).reduce(0, +))
+        }
+    }
+
     @Test func aNegativeCapIsRejected() {
         #expect(throws: SearchError.self) {
             try Self.engine.search(session: Self.session, request: SearchRequest(sessionID: "s", maxFacets: -1))
