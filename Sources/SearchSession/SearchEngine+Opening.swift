@@ -15,6 +15,24 @@ func releaseFreeMemory() {
 }
 
 extension SearchEngine {
+    /// Hands the heap's free pages back to the system every `interval` until the task is
+    /// cancelled (run it for the life of a server).
+    ///
+    /// Searches free what they allocate, but glibc keeps the pages of freed blocks resident
+    /// between its other trims (after a merge, at the heap's top): at the end of a Capture load
+    /// 4.5 MiB of recipes-100k's 28 MiB of heap was free, 15 of archive-100k's 61. A trim walks
+    /// the free blocks (1.4 ms on archive-100k's heap during that load), on a thread of the pool.
+    public static func returnFreeMemory(every interval: Duration) async {
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            releaseFreeMemory()
+        }
+    }
+
     /// Bounds how much freed heap glibc keeps resident, for a long-running server: allocations
     /// from 4 MiB are mapped on their own, and a heap's free top past 8 MiB goes back to the
     /// system when a block is freed.

@@ -138,6 +138,7 @@ enum ServeCommand {
                 // Expired sessions are deleted for as long as the server runs, so the store
                 // (and, for `memory`, the process) does not grow with every Capture ever made.
                 group.addTask { await setup.sessions.run(every: setup.purgeInterval) }
+                group.addTask { await SearchEngine.returnFreeMemory(every: .seconds(5)) }
                 let addresses = try await server.waitUntilListening()
                 var where_ = ["\(host):\(addresses.tcpPort ?? port)"]
                 if let path = addresses.unixSocketPath { where_.append("unix:\(path)") }
