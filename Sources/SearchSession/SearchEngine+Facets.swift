@@ -287,13 +287,43 @@ extension SearchEngine {
         let selections = numbering.attributeNames.indices.map { attribute in
             selectedLabels(of: attribute, numbering: numbering, constraints: constraints)
         }
-        // Each attribute's string values that can be shown, straight from the count arrays, as
-        // value numbers; every one where numbers counted by their text merge with them by label.
+        // Buckets come with their labels.
+        var labelledValues = [[(label: String, count: Int)]](repeating: [], count: attributes)
+        for (attribute, layout) in numbering.buckets.enumerated() {
+            guard let layout else { continue }
+            let start = Int(numbering.bucketStart[attribute])
+            for bucket in 0..<layout.count where counts.buckets[start + bucket] > 0 {
+                labelledValues[attribute].append((layout.label(bucket), Int(counts.buckets[start + bucket])))
+            }
+        }
+        // Each listed attribute's string values that can be shown, straight from the count
+        // arrays, as value numbers; every one where numbers counted by their text merge with them
+        // by label (those are collected whether listed or not: rare, and their labels need them).
+        // Which attributes are listed is decided from the strings' counts before their values
+        // are collected.
+        func merges(_ attribute: Int) -> Bool { counts.textNumbers[Int32(attribute)] != nil }
+        var listed = (contains: [Bool](), leftOut: [String]())
         let strings = ShowableFacetValues(
             counts.values, facetOf: numbering.valueAttribute, facets: attributes, limit: limit,
-            keepsAll: (0..<attributes).map { !selections[$0].isEmpty || counts.textNumbers[Int32($0)] != nil })
-        // Other values (numbers counted by their text, buckets) come with their labels.
-        var labelledValues = [[(label: String, count: Int)]](repeating: [], count: attributes)
+            keepsAll: (0..<attributes).map { !selections[$0].isEmpty || merges($0) }
+        ) { weights, counted in
+            listed = listedAttributes(
+                numbering: numbering, request: request, selections: selections, seen: seen,
+                counted: { attribute in
+                    counted[attribute] + labelledValues[attribute].count
+                        + (counts.textNumbers[Int32(attribute)]?.count(where: { $0.value > 0 }) ?? 0)
+                },
+                weight: { attribute in
+                    // A merged attribute's strings and numbers are summed apart: an upper bound
+                    // of their merged labels' sum.
+                    weights[attribute]
+                        + largestSum(
+                            labelledValues[attribute].map(\.count)
+                                + (counts.textNumbers[Int32(attribute)]?.values.map { Int($0) } ?? []), limit)
+                })
+            return (0..<attributes).map { listed.contains[$0] || merges($0) }
+        }
+        // Numbers counted by their text merge with the strings by label.
         for (attribute, labels) in counts.textNumbers {
             var merged = Dictionary(
                 uniqueKeysWithValues: strings.values(of: Int(attribute)).map {
@@ -301,13 +331,6 @@ extension SearchEngine {
                 })
             for (label, count) in labels where count > 0 { merged[label, default: 0] += Int(count) }
             labelledValues[Int(attribute)] = merged.map { ($0.key, $0.value) }
-        }
-        for (attribute, layout) in numbering.buckets.enumerated() {
-            guard let layout else { continue }
-            let start = Int(numbering.bucketStart[attribute])
-            for bucket in 0..<layout.count where counts.buckets[start + bucket] > 0 {
-                labelledValues[attribute].append((layout.label(bucket), Int(counts.buckets[start + bucket])))
-            }
         }
         // An attribute with numbers counted by their text has its strings among its labelled values.
         func stringCandidates(_ attribute: Int) -> ArraySlice<Int32> {
@@ -317,13 +340,6 @@ extension SearchEngine {
             (counts.textNumbers[Int32(attribute)] != nil ? 0 : strings.counted[attribute])
                 + labelledValues[attribute].count
         }
-        let listed = listedAttributes(
-            numbering: numbering, request: request, selections: selections, seen: seen, counted: counted,
-            weight: { attribute in
-                largestSum(
-                    stringCandidates(attribute).map { Int(counts.values[Int($0)]) }
-                        + labelledValues[attribute].map(\.count), limit)
-            })
         let order = numbering.attributeNames.indices.sorted {
             numbering.attributeNames[$0] < numbering.attributeNames[$1]
         }

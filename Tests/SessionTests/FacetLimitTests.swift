@@ -105,9 +105,21 @@ import Testing
             let limit = Int.random(in: 1...150, using: &rng)
             let showable = ShowableFacetValues(
                 counts, facetOf: facetOf, facets: facets, limit: limit, keepsAll: keepsAll)
+            // Collecting some facets only: the others list nothing, the rest the same.
+            let wanted = (0..<facets).map { _ in Bool.random(using: &rng) }
+            let some = ShowableFacetValues(
+                counts, facetOf: facetOf, facets: facets, limit: limit, keepsAll: keepsAll
+            ) { weights, counted in
+                #expect(weights == showable.weights && counted == showable.counted)
+                return wanted
+            }
             for facet in 0..<facets {
                 let values = counts.indices.filter { facetOf[$0] == Int32(facet) && counts[$0] > 0 }
                 #expect(showable.counted[facet] == values.count)
+                // The weight: the sum of its `limit` largest counts.
+                let largest = values.map { Int(counts[$0]) }.sorted(by: >).prefix(limit).reduce(0, +)
+                #expect(showable.weights[facet] == largest, "round \(round) facet \(facet)")
+                #expect(Array(some.values(of: facet)) == (wanted[facet] ? Array(showable.values(of: facet)) : []))
                 var threshold: Int32 = 1
                 if !keepsAll[facet] && values.count > limit {
                     threshold = values.map { counts[$0] }.sorted(by: >)[limit - 1]

@@ -10,6 +10,8 @@
 struct ShowableFacetValues {
     /// Per facet: how many of its values have a count.
     let counted: [Int]
+    /// Per facet: the sum of its `limit` largest counts (the hits the values it lists count).
+    let weights: [Int]
     /// The showable value numbers, facet after facet, ascending within a facet.
     private let members: [Int32]
     /// Per facet: where its members start in `members`, and how many there are.
@@ -23,7 +25,14 @@ struct ShowableFacetValues {
     ///   - limit: The most values a facet shows.
     ///   - keepsAll: Per facet: whether every counted value is needed (a selection is looked
     ///     for among all; counts merged by label must all be there).
-    init(_ counts: [Int32], facetOf: [Int32]?, facets: Int, limit: Int, keepsAll: [Bool]) {
+    ///   - collecting: Given each facet's weight and count of values, which facets' values to
+    ///     collect (the others' ``values(of:)`` are empty): every facet by default. A facet of
+    ///     80,000 values of one hit each (accession numbers) ties them all at its threshold, and
+    ///     collecting them for a facet that is not listed cost a Capture a millisecond.
+    init(
+        _ counts: [Int32], facetOf: [Int32]?, facets: Int, limit: Int, keepsAll: [Bool],
+        collecting: (_ weights: [Int], _ counted: [Int]) -> [Bool] = { weights, _ in weights.map { _ in true } }
+    ) {
         let bins = Self.histogramBins
         let copies = Self.histogramCopies
         // Per facet, how many of its values have each count (the last bin: that count or more),
@@ -41,6 +50,7 @@ struct ShowableFacetValues {
         }
         let valueFacets = facetOf ?? [Int32](repeating: 0, count: counts.count)
         var counted = [Int](repeating: 0, count: facets)
+        var weights = [Int](repeating: 0, count: facets)
         var members = [Int32]()
         counts.withUnsafeBufferPointer { counts in
             valueFacets.withUnsafeBufferPointer { facetOf in
@@ -73,12 +83,26 @@ struct ShowableFacetValues {
                     note((run * 8)..<(run * 8 + 8))
                 }
                 note((runs * 8)..<counts.count)
+                // The values of the last bin (that count or more) are noted too: the weights and
+                // the thresholds that fall there need their counts one by one.
+                var largeValues = [Int32]()
                 for position in 0..<nonzeroCount {
                     let value = Int(nonzero[position])
                     let bin = Int(min(counts[value], Int32(bins - 1)))
                     histogram[((position & (copies - 1)) * facets + Int(facetOf[value])) * bins + bin] &+= 1
+                    if bin == bins - 1 { largeValues.append(Int32(truncatingIfNeeded: value)) }
                 }
-                var next = 0
+                // Their counts grouped by facet, in one array.
+                var largeEnd = [Int](repeating: 0, count: facets + 1)
+                for value in largeValues { largeEnd[Int(facetOf[Int(value)]) + 1] += 1 }
+                for facet in 0..<facets { largeEnd[facet + 1] += largeEnd[facet] }
+                var large = [Int](repeating: 0, count: largeValues.count)
+                var largeFilled = largeEnd
+                for value in largeValues {
+                    let facet = Int(facetOf[Int(value)])
+                    large[largeFilled[facet]] = Int(counts[Int(value)])
+                    largeFilled[facet] += 1
+                }
                 let row = filledBuffer(bins, 0)
                 defer { row.baseAddress?.deallocate() }
                 for facet in 0..<facets {
@@ -90,26 +114,48 @@ struct ShowableFacetValues {
                     }
                     for bin in 1..<bins { have += row[bin] }
                     counted[facet] = have
-                    start[facet] = next
-                    next += have
+                    // The `limit` largest counts: those of the last bin, then bin by bin down.
+                    let largeCounts = large[largeEnd[facet]..<largeEnd[facet + 1]]
+                    var left = min(limit, have)
+                    var weight =
+                        largeCounts.count <= left
+                        ? largeCounts.reduce(0, +) : SearchEngine.largestSum(Array(largeCounts), left)
+                    left -= min(left, largeCounts.count)
+                    var bin = bins - 2
+                    while left > 0 && bin > 0 {
+                        let taken = min(left, row[bin])
+                        weight += taken * bin
+                        left -= taken
+                        bin -= 1
+                    }
+                    weights[facet] = weight
                     guard !keepsAll[facet] && have > limit else { continue }
                     // The largest count with at least `limit` values counted as often or more.
                     var atLeast = 0
-                    var bin = bins - 1
+                    bin = bins - 1
                     while true {
                         atLeast += row[bin]
                         if atLeast >= limit { break }
                         bin -= 1
                     }
-                    threshold[facet] =
-                        bin < bins - 1
-                        ? Int32(bin) : Self.largeThreshold(counts, facetOf, facet: facet, limit: limit, from: bin)
+                    if bin < bins - 1 {
+                        threshold[facet] = Int32(bin)
+                    } else {
+                        var candidates = Array(largeCounts)
+                        threshold[facet] = Int32(SearchEngine.kthLargest(&candidates, limit))
+                    }
+                }
+                let wanted = collecting(weights, counted)
+                var next = 0
+                for facet in 0..<facets where wanted[facet] {
+                    start[facet] = next
+                    next += counted[facet]
                 }
                 members = [Int32](repeating: 0, count: next)
                 members.withUnsafeMutableBufferPointer { members in
                     for value in nonzero[..<nonzeroCount].lazy.map(Int.init) {
                         let facet = Int(facetOf[value])
-                        guard counts[value] >= threshold[facet] else { continue }
+                        guard wanted[facet] && counts[value] >= threshold[facet] else { continue }
                         members[start[facet] + filled[facet]] = Int32(value)
                         filled[facet] += 1
                     }
@@ -117,6 +163,7 @@ struct ShowableFacetValues {
             }
         }
         self.counted = counted
+        self.weights = weights
         self.members = members
         self.start = Array(start)
         self.filled = Array(filled)
@@ -126,19 +173,6 @@ struct ShowableFacetValues {
     static let histogramBins = 64
     /// How many copies of the histogram increments take in turn (a power of two).
     static let histogramCopies = 4
-
-    /// The `limit`-th largest count of `facet`'s values when it is in the histogram's last bin
-    /// (`cap` or more): found among those values alone.
-    private static func largeThreshold(
-        _ counts: UnsafeBufferPointer<Int32>, _ facetOf: UnsafeBufferPointer<Int32>, facet: Int, limit: Int,
-        from cap: Int
-    ) -> Int32 {
-        var large = [Int]()
-        for value in counts.indices where Int(facetOf[value]) == facet && Int(counts[value]) >= cap {
-            large.append(Int(counts[value]))
-        }
-        return Int32(SearchEngine.kthLargest(&large, limit))
-    }
 
     /// The showable value numbers of `facet`, ascending.
     func values(of facet: Int) -> ArraySlice<Int32> { members[start[facet]..<(start[facet] + filled[facet])] }
