@@ -1,7 +1,7 @@
 /// A search's facets, and the attribute facets its hits have that the request's cap left out.
 struct FacetListing: Equatable {
     var facets: [Facet]
-    /// Their names, in order.
+    /// The names of the attribute facets left out, in order.
     var moreFacets: [String]
 }
 
