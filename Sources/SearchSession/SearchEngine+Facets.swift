@@ -332,21 +332,14 @@ extension SearchEngine {
             for (label, count) in labels where count > 0 { merged[label, default: 0] += Int(count) }
             labelledValues[Int(attribute)] = merged.map { ($0.key, $0.value) }
         }
-        // An attribute with numbers counted by their text has its strings among its labelled values.
-        func stringCandidates(_ attribute: Int) -> ArraySlice<Int32> {
-            counts.textNumbers[Int32(attribute)] != nil ? [] : strings.values(of: attribute)
-        }
-        func counted(_ attribute: Int) -> Int {
-            (counts.textNumbers[Int32(attribute)] != nil ? 0 : strings.counted[attribute])
-                + labelledValues[attribute].count
-        }
         let order = numbering.attributeNames.indices.sorted {
             numbering.attributeNames[$0] < numbering.attributeNames[$1]
         }
         for attribute in order where listed.contains[attribute] {
             let name = numbering.attributeNames[attribute]
-            let stringCandidates = stringCandidates(attribute)
-            let counted = counted(attribute)
+            // An attribute with numbers counted by their text has its strings among its labelled values.
+            let stringCandidates = merges(attribute) ? [] : strings.values(of: attribute)
+            let counted = (merges(attribute) ? 0 : strings.counted[attribute]) + labelledValues[attribute].count
             let selected = selections[attribute]
             let candidates =
                 stringCandidates.map {
