@@ -62,8 +62,9 @@ import Testing
     @Test func aStorePastTheBudgetDropsOneEntryNotAQuarter() {
         // Entries of about one size: once full, each store drops the one least recently used,
         // so the cache stays full instead of emptying a quarter (a dozen entries) at once every
-        // so often. "About": an entry's bytes count its arrays' capacities, which the allocator
-        // rounds, so the count may move by one (a CI run saw 52 against 51).
+        // so often. "About": one entry more or less (an entry's bytes once counted its arrays'
+        // capacities, which the allocator rounds: CI runs saw 52 against 51, 48 against 46; they
+        // count lengths now).
         let cache = EvaluationCache(budget: 30_000)
         for i in 0..<100 { cache.store(Self.evaluation, for: Self.key(i)) }
         let full = cache.count

@@ -118,9 +118,11 @@ struct PackedFacetValues: Sendable {
     /// Every value.
     var all: [FacetValue] { values(0..<count) }
 
-    /// The bytes the arrays hold.
+    /// The bytes the arrays hold, by their lengths (they are made to size): their capacities
+    /// are what the allocator handed out, which moved the same entry's bytes between runs, and
+    /// with them how many entries the evaluation cache holds.
     var bytes: Int {
-        text.capacity + references.capacity + counts.capacity + selected.capacity * 4
+        text.count + references.count + counts.count + selected.count * 4
     }
 }
 
@@ -239,8 +241,8 @@ struct PackedFacets: Sendable {
 
     /// The bytes held, names included (not the labels: the snapshot's numbering holds them).
     var bytes: Int {
-        values.bytes + headers.capacity * MemoryLayout<Header>.stride + moreFacetNames.capacity * 4
-            + otherNames.capacity * 16
+        values.bytes + headers.count * MemoryLayout<Header>.stride + moreFacetNames.count * 4
+            + otherNames.count * 16
             + otherNames.reduce(0) { $0 + ($1.utf8.count > 15 ? $1.utf8.count + 32 : 0) }
     }
 }
