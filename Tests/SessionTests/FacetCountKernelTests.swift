@@ -1,9 +1,10 @@
 import CVectorKernels
 import Testing
 
-/// The C loop that counts a segment's attribute pairs into slots (16- and 32-bit slots), against
-/// a plain loop: documents spread over a segment that does not start at 0, some without pairs,
-/// lists shorter and longer than the prefetch distance.
+/// The C loops that count a segment's attribute pairs into slots (16-bit slots, and value ids
+/// read in place from a packed column with numbers' ids mapped), against a plain loop: documents
+/// spread over a segment that does not start at 0, some without pairs, lists shorter and longer
+/// than the prefetch distance.
 @Suite struct FacetCountKernelTests {
     struct Segment {
         var pairStart: [UInt32]
@@ -50,10 +51,30 @@ import Testing
                     let narrow = segment.slots.map { UInt16($0) }
                     cvk_count_slots16(docs, docs.count, base, segment.pairStart, narrow, &counts)
                 } else {
-                    cvk_count_slots32(docs, docs.count, base, segment.pairStart, segment.slots, &counts)
+                    // The slots as value ids: the last 5,000 slots are numbers' ids, given the
+                    // slots in reverse, so an id unmapped would count in the wrong slot.
+                    let strings = slotCount - 5_000
+                    let numberSlots = (0..<5_000).map { UInt32(slotCount - 1 - $0) }
+                    let ids = segment.slots.map { $0 < strings ? $0 : UInt32(strings) + UInt32(slotCount - 1) - $0 }
+                    let (width, bits) = Self.packed(ids)
+                    cvk_count_packed_slots(
+                        docs, docs.count, base, segment.pairStart, bits, width, UInt32(strings), numberSlots, &counts)
                 }
                 #expect(counts == want, "documents \(documents) slots \(slotCount) share \(share)")
             }
         }
+    }
+
+    /// `values` at the bit width the largest needs, end to end, with 8 bytes of padding.
+    static func packed(_ values: [UInt32]) -> (width: UInt32, bytes: [UInt8]) {
+        let width = UInt32.bitWidth - (values.max() ?? 0).leadingZeroBitCount
+        var bytes = [UInt8](repeating: 0, count: (width * values.count + 7) / 8 + 8)
+        for (position, value) in values.enumerated() {
+            for bit in 0..<width where value >> bit & 1 == 1 {
+                let at = position * width + bit
+                bytes[at / 8] |= 1 << (at % 8)
+            }
+        }
+        return (UInt32(width), bytes)
     }
 }

@@ -38,6 +38,10 @@ struct PackedColumn {
 
     var indices: Range<Int> { 0..<count }
 
+    /// The first byte of the column (`nil` when it has none), for loops in C that read it as
+    /// the subscript does.
+    var baseAddress: UnsafeRawPointer? { bytes }
+
     /// `values` packed at the width the largest needs, and that width.
     static func pack(_ values: [UInt32]) -> (width: Int, bytes: [UInt8]) {
         let width = UInt32.bitWidth - (values.max() ?? 0).leadingZeroBitCount
