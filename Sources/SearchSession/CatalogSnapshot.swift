@@ -182,7 +182,7 @@ public final class CatalogSnapshot: Sendable {
     func inheritDerived(merging run: Range<Int>, into merged: Segment?, of previous: CatalogSnapshot) {
         guard previous.segments.count == segments.count + run.count - (merged == nil ? 0 : 1) else { return }
         let kept = previous.derived.withLock { $0 }
-        guard let numbering = kept.numbering?.replacing(run, with: merged) else { return }
+        guard let numbering = kept.numbering?.replacing(run, of: previous.segments[run], with: merged) else { return }
         derived.withLock {
             $0 = kept
             $0.numbering = numbering

@@ -338,7 +338,12 @@ extension SearchEngine {
         for attribute in order where listed.contains[attribute] {
             let name = numbering.attributeNames[attribute]
             // An attribute with numbers counted by their text has its strings among its labelled values.
-            let stringCandidates = merges(attribute) ? [] : strings.values(of: attribute)
+            let stringCandidates =
+                merges(attribute)
+                ? []
+                : Self.firstShown(
+                    strings.values(of: attribute), of: counts.values, labels: numbering.valueLabels, limit: limit,
+                    keepsAll: !selections[attribute].isEmpty)
             let counted = (merges(attribute) ? 0 : strings.counted[attribute]) + labelledValues[attribute].count
             let selected = selections[attribute]
             let candidates =
@@ -470,6 +475,35 @@ extension SearchEngine {
         ordered += shown
         ordered += beyond.sorted(by: facetOrder)
         return (ordered, more)
+    }
+
+    /// The string values of `candidates` (value numbers, `counts` theirs) that a facet listing
+    /// `limit` values can show: all of them when they are that few or `keepsAll` (a selection is
+    /// looked for among all), else those counted more than the `limit`-th largest count and the
+    /// first of those at it by label, as ``ordered(_:selected:limit:counted:)`` picks them.
+    ///
+    /// A narrow hit set of a wide facet ties thousands of values at one hit: they are sifted
+    /// here by number, labels compared in place, so only the shown ones become Strings.
+    static func firstShown(
+        _ candidates: ArraySlice<Int32>, of counts: [Int32], labels: ValueLabels, limit: Int, keepsAll: Bool
+    ) -> [Int32] {
+        guard !keepsAll, candidates.count > limit else { return Array(candidates) }
+        guard limit > 0 else { return [] }
+        var candidateCounts = candidates.map { Int(counts[Int($0)]) }
+        let threshold = kthLargest(&candidateCounts, limit)
+        var shown = candidates.filter { Int(counts[Int($0)]) > threshold }
+        var tied = [Int32]()
+        let room = limit - shown.count
+        tied.reserveCapacity(room)
+        for number in candidates where Int(counts[Int(number)]) == threshold {
+            if tied.count == room {
+                guard labels.label(Int(number), precedes: Int(tied[room - 1])) else { continue }
+                tied.removeLast()
+            }
+            tied.insert(number, at: tied.partitionPoint { labels.label(Int(number), precedes: Int($0)) })
+        }
+        shown += tied
+        return shown
     }
 
     /// The first `k` of `values` by value, in value order (equal values in the order they come,

@@ -60,8 +60,8 @@ import Testing
         let small = (0..<1000).map {
             FacetValue(value: labels[$0], count: 1023 - $0, selected: false, labelNumber: Int32($0))
         }
-        let packed = PackedFacetValues(runs: [(small, labels)])
-        #expect(packed.values(0..<1000, labels: labels) == small)
+        let packed = PackedFacetValues(runs: [(small, .names(labels))])
+        #expect(packed.values(0..<1000, labels: .names(labels)) == small)
         #expect(packed.bytes <= (1000 * 21 + 7) / 8 + 2 * 8 + 64)
         let wide = (0..<3).map { n in
             FacetValue(value: "x", count: Int(UInt32.max) - n, selected: n == 2)
@@ -156,13 +156,13 @@ import Testing
             [text("a"), numbered(4)], [numbered(5), text("b"), numbered(6), text("")],
             [numbered(7)], [numbered(8), text("ccc")],
         ]
-        let values = PackedFacetValues(runs: ranges.map { ($0, labels) })
+        let values = PackedFacetValues(runs: ranges.map { ($0, .values(labels)) })
         var start = 0
         for expected in ranges {
-            #expect(values.values(start..<start + expected.count, labels: labels) == expected)
+            #expect(values.values(start..<start + expected.count, labels: .values(labels)) == expected)
             start += expected.count
         }
-        #expect(values.values(0..<values.count, labels: labels) == ranges.flatMap { $0 })
+        #expect(values.values(0..<values.count, labels: .values(labels)) == ranges.flatMap { $0 })
     }
 
     @Test func attributeFacetsAreNamedByNumberInSixteenBytes() {

@@ -17,7 +17,7 @@ struct FacetNumbering: Sendable {
     /// Per attribute: whether some value is a string (numbers then show as their text).
     var hasStrings: [Bool] = []
     /// Per string value: its text and its attribute's number.
-    var valueLabels: [String] = []
+    private(set) var valueLabels = ValueLabels()
     var valueAttribute: [Int32] = []
 
     /// Per segment, its local numbers → snapshot numbers (see ``SegmentNumbers``).
@@ -53,10 +53,14 @@ struct FacetNumbering: Sendable {
     /// numbering never gave a number to. A merge rewrites the live documents of its sources, so
     /// every name it holds was numbered with them: the numbers and bucket layouts stay, and
     /// counts made in this numbering stay counts in the result.
-    func replacing(_ run: Range<Int>, with merged: Segment?) -> FacetNumbering? {
+    ///
+    /// `replaced` are the segments at `run`: labels read in place from one of them are copied
+    /// out, so the numbering does not keep a merged-away segment's mapping.
+    func replacing(_ run: Range<Int>, of replaced: some Collection<Segment>, with merged: Segment?) -> FacetNumbering? {
         guard run.lowerBound >= 0, run.upperBound <= segmentNumbers.count, !run.isEmpty else { return nil }
+        var next = self
+        if replaced.contains(where: valueLabels.reads(from:)) { next.valueLabels = valueLabels.copiedOut() }
         guard let merged else {
-            var next = self
             next.segmentNumbers.removeSubrange(run)
             return next
         }
@@ -80,7 +84,6 @@ struct FacetNumbering: Sendable {
             guard let number = valueNumber(attribute: attribute, label: merged.name(text)) else { return nil }
             values.append(number)
         }
-        var next = self
         next.segmentNumbers.replaceSubrange(
             run, with: [SegmentNumbers(types: types, categories: categories, attributes: attributes, values: values)])
         return next
@@ -117,15 +120,24 @@ struct FacetNumbering: Sendable {
                 attributes.append(global)
             }
             var values = [Int32]()
-            values.reserveCapacity(segment.valueStrings.count)
-            // At most this segment's values are new: made to size, not grown by doubling.
-            valueLabels.reserveCapacity(valueLabels.count + segment.valueStrings.count)
-            valueAttribute.reserveCapacity(valueAttribute.count + segment.valueStrings.count)
-            for (local, text) in segment.valueStrings.enumerated() {
-                let attribute = attributes[Int(segment.valueAttribute[local])]
-                let label = segment.name(text)
-                values.append(
-                    valueNumber(attribute: attribute, label: label) ?? newValue(attribute: attribute, label: label))
+            if valueLabels.count == 0 {
+                // Nothing numbered yet: the segment's values take its own numbers (a segment
+                // numbers each of its values once), their labels read from it.
+                valueLabels.takeAllValues(of: segment)
+                valueAttribute = segment.valueAttribute.map { attributes[Int($0)] }
+                values = Array(0..<Int32(segment.valueStrings.count))
+                resizeValueTable()
+            } else {
+                values.reserveCapacity(segment.valueStrings.count)
+                // At most this segment's values are new: made to size, not grown by doubling.
+                valueLabels.reserveCapacity(adding: segment.valueStrings.count)
+                valueAttribute.reserveCapacity(valueAttribute.count + segment.valueStrings.count)
+                for (local, text) in segment.valueStrings.enumerated() {
+                    let attribute = attributes[Int(segment.valueAttribute[local])]
+                    let label = segment.name(text)
+                    values.append(
+                        valueNumber(attribute: attribute, label: label) ?? newValue(attribute: attribute, label: label))
+                }
             }
             segmentNumbers.append(
                 SegmentNumbers(types: types, categories: categories, attributes: attributes, values: values))
@@ -153,7 +165,7 @@ struct FacetNumbering: Sendable {
         var slot = Self.slot(attribute: attribute, label: label) & mask
         while valueTable[slot] != 0 {
             let number = Int(valueTable[slot] - 1)
-            if valueAttribute[number] == attribute && valueLabels[number] == label { return Int32(number) }
+            if valueAttribute[number] == attribute && valueLabels.label(number, equals: label) { return Int32(number) }
             slot = (slot + 1) & mask
         }
         return nil
@@ -165,21 +177,25 @@ struct FacetNumbering: Sendable {
         valueLabels.append(label)
         valueAttribute.append(attribute)
         if valueLabels.count * 2 > valueTable.count {
-            // Twice the values, or more: the table stays at most half full.
-            var size = max(64, valueTable.count)
-            while size < valueLabels.count * 2 { size *= 2 }
-            valueTable = [Int32](repeating: 0, count: size)
-            for value in valueLabels.indices { place(Int32(value)) }
+            resizeValueTable()
         } else {
-            place(number)
+            place(number, label: label)
         }
         return number
     }
 
-    /// Puts value `number` in the first free slot from its hash.
-    private mutating func place(_ number: Int32) {
+    /// Makes the table at least twice the values long (so at most half full), and places them all.
+    private mutating func resizeValueTable() {
+        var size = max(64, valueTable.count)
+        while size < valueLabels.count * 2 { size *= 2 }
+        valueTable = [Int32](repeating: 0, count: size)
+        for value in 0..<valueLabels.count { place(Int32(value), label: valueLabels[value]) }
+    }
+
+    /// Puts value `number`, labelled `label`, in the first free slot from its hash.
+    private mutating func place(_ number: Int32, label: String) {
         let mask = valueTable.count - 1
-        var slot = Self.slot(attribute: valueAttribute[Int(number)], label: valueLabels[Int(number)]) & mask
+        var slot = Self.slot(attribute: valueAttribute[Int(number)], label: label) & mask
         while valueTable[slot] != 0 { slot = (slot + 1) & mask }
         valueTable[slot] = number + 1
     }

@@ -32,7 +32,7 @@ struct PackedFacetValues: Sendable {
 
     /// Packs the values of every run, each by number where its `labels` name them, in order:
     /// the values of run `k` take the positions after those of the runs before it.
-    init(runs: [(values: [FacetValue], labels: [String]?)]) {
+    init(runs: [(values: [FacetValue], labels: NumberedLabels?)]) {
         let total = runs.reduce(0) { $0 + $1.values.count }
         var text = [UInt8]()
         text.reserveCapacity(runs.reduce(0) { $0 + Self.textBytes(of: $1.values, labels: $1.labels) })
@@ -42,8 +42,9 @@ struct PackedFacetValues: Sendable {
         references.reserveCapacity(total)
         counts.reserveCapacity(total)
         for (values, labels) in runs {
+            let labelCount = labels?.count ?? 0
             for value in values {
-                if Self.isNumbered(value, in: labels) {
+                if Self.isNumbered(value, labelCount: labelCount) {
                     references.append(UInt32(value.labelNumber) << 1)
                 } else {
                     text.append(contentsOf: value.value.utf8)
@@ -66,24 +67,33 @@ struct PackedFacetValues: Sendable {
     /// (see ``SearchEngine/Evaluation/facetLabels``). The texts are not compared: reading each
     /// label to compare it cost 8 % of a Capture's server time on listings-100k (each read
     /// counts a reference to a string every thread shares).
-    private static func isNumbered(_ value: FacetValue, in labels: [String]?) -> Bool {
-        guard let labels else { return false }
-        return value.labelNumber >= 0 && Int(value.labelNumber) < labels.count
+    /// `labelCount` is the labels' count (0 for none), asked once per run rather than per value.
+    private static func isNumbered(_ value: FacetValue, labelCount: Int) -> Bool {
+        value.labelNumber >= 0 && Int(value.labelNumber) < labelCount
     }
 
     /// The text bytes `values` keep when packed with `labels`.
-    static func textBytes(of values: [FacetValue], labels: [String]?) -> Int {
-        values.reduce(0) { $0 + (isNumbered($1, in: labels) ? 0 : $1.value.utf8.count) }
+    static func textBytes(of values: [FacetValue], labels: NumberedLabels?) -> Int {
+        let labelCount = labels?.count ?? 0
+        return values.reduce(0) { $0 + (isNumbered($1, labelCount: labelCount) ? 0 : $1.value.utf8.count) }
     }
 
     /// The values at `positions`, as they were packed (with the same `labels`).
-    func values(_ positions: Range<Int>, labels: [String]? = nil) -> [FacetValue] {
+    func values(_ positions: Range<Int>, labels: NumberedLabels? = nil) -> [FacetValue] {
         references.withUnsafeBufferPointer { referenceBytes in
             counts.withUnsafeBufferPointer { countBytes in
                 let references = PackedColumn(bytes: referenceBytes, width: referenceWidth, count: count)!
                 let counts = PackedColumn(bytes: countBytes, width: countWidth, count: count)!
                 var out = [FacetValue]()
                 out.reserveCapacity(positions.count)
+                // The labels' case taken apart once, not for each value it names.
+                var names: [String]? = nil
+                var valueLabels: ValueLabels? = nil
+                switch labels {
+                case .names(let labels): names = labels
+                case .values(let labels): valueLabels = labels
+                case nil: break
+                }
                 var selectedIndex = selected.partitionPoint { Int($0) >= positions.lowerBound }
                 // Where the range's first text starts: where the last text before it ended.
                 var textStart = 0
@@ -99,7 +109,7 @@ struct PackedFacetValues: Sendable {
                     let number: Int32
                     if reference & 1 == 0 {
                         number = Int32(reference >> 1)
-                        label = labels![Int(number)]
+                        label = names?[Int(number)] ?? valueLabels![Int(number)]
                     } else {
                         let end = Int(reference >> 1)
                         label = String(decoding: text[textStart..<end], as: UTF8.self)
@@ -134,7 +144,7 @@ struct PackedFacetValues: Sendable {
 struct FacetLabels: Sendable {
     var types: [String] = []
     var categories: [String] = []
-    var values: [String] = []
+    var values = ValueLabels()
     /// Attribute names, which name attribute facets, and their numbers.
     var attributes: [String] = []
     var attributeNumbers: [String: Int32] = [:]
@@ -144,7 +154,7 @@ struct FacetLabels: Sendable {
     ) {
         self.types = types
         self.categories = categories
-        self.values = values
+        self.values = ValueLabels(values)
         self.attributes = attributes
         for (number, name) in attributes.enumerated() { attributeNumbers[name] = Int32(number) }
     }
@@ -158,12 +168,33 @@ struct FacetLabels: Sendable {
     }
 
     /// The labels a facet of `kind` numbers its values in; `nil` for buckets, which have none.
-    func labels(of kind: FacetKind) -> [String]? {
+    func labels(of kind: FacetKind) -> NumberedLabels? {
         switch kind {
-        case .type: types
-        case .category: categories
-        case .string: values
+        case .type: .names(types)
+        case .category: .names(categories)
+        case .string: .values(values)
         case .number: nil
+        }
+    }
+}
+
+/// The labels one kind of facet numbers its values in: types and categories (a few hundred) as
+/// Strings, string values as ``ValueLabels``.
+enum NumberedLabels: Sendable {
+    case names([String])
+    case values(ValueLabels)
+
+    var count: Int {
+        switch self {
+        case .names(let names): names.count
+        case .values(let values): values.count
+        }
+    }
+
+    subscript(number: Int) -> String {
+        switch self {
+        case .names(let names): names[number]
+        case .values(let values): values[number]
         }
     }
 }

@@ -1,0 +1,120 @@
+/// The labels of a facet numbering's string values, by number, without a String per value.
+///
+/// A numbering gives numbers to its first segment's values in that segment's order, so those
+/// labels are the segment's own names, read in place (mapped, and resident already: numbering
+/// read each of them once). Values met in later segments (upserts, a few) are copied into one
+/// byte arena. archive-100k has 180,000 values: as Strings they held 6.7 MiB of heap (16 bytes
+/// each in the array, a storage object for each longer than 15 bytes).
+///
+///
+/// Reads go through raw buffers, not the segment object: labels are read from several threads
+/// at once, and each read of a shared object counts a reference to it (atomically, a line the
+/// cores hand back and forth).
+struct ValueLabels: @unchecked Sendable {
+    /// The segment whose values are numbers `0..<baseCount`, in its `valueStrings` order: held
+    /// so its mapping stays while the labels do, and read through the buffers below.
+    private var base: Segment?
+    private var baseCount = 0
+    private var baseValueNames = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
+    private var baseNameBytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    private var baseNameOffsets = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
+    /// The labels of numbers from `baseCount` on, end to end, and where each ends.
+    private var arena: [UInt8] = []
+    private var arenaEnds: [UInt32] = []
+
+    init() {}
+
+    /// `labels`, numbered in order.
+    init(_ labels: [String]) {
+        reserveCapacity(adding: labels.count)
+        for label in labels { append(label) }
+    }
+
+    var count: Int { baseCount + arenaEnds.count }
+
+    /// Label `number` as a String.
+    subscript(number: Int) -> String { withBytes(of: number) { String(decoding: $0, as: UTF8.self) } }
+
+    /// Lends label `number`'s bytes to `body`.
+    func withBytes<R>(of number: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if number < baseCount {
+            let name = Int(baseValueNames[number])
+            return body(
+                UnsafeBufferPointer(
+                    rebasing: baseNameBytes[Int(baseNameOffsets[name])..<Int(baseNameOffsets[name + 1])]))
+        }
+        let position = number - baseCount
+        let start = position == 0 ? 0 : Int(arenaEnds[position - 1])
+        return arena.withUnsafeBufferPointer {
+            body(UnsafeBufferPointer(rebasing: $0[start..<Int(arenaEnds[position])]))
+        }
+    }
+
+    /// Whether label `number` is `label`, as Strings compare (two spellings Unicode calls
+    /// equivalent are one label, as a segment's builder numbers them): bytes first, a String
+    /// only when they differ and are not both ASCII.
+    func label(_ number: Int, equals label: String) -> Bool {
+        var label = label
+        return label.withUTF8 { wanted in
+            withBytes(of: number) { held in
+                if held.elementsEqual(wanted) { return true }
+                if held.allSatisfy({ $0 < 0x80 }) && wanted.allSatisfy({ $0 < 0x80 }) { return false }
+                return String(decoding: held, as: UTF8.self) == String(decoding: wanted, as: UTF8.self)
+            }
+        }
+    }
+
+    /// Whether label `a` comes before label `b` as Strings order: by their bytes when both are
+    /// ASCII (the same order, with no String made), else as Strings.
+    func label(_ a: Int, precedes b: Int) -> Bool {
+        withBytes(of: a) { first in
+            withBytes(of: b) { second in
+                if first.allSatisfy({ $0 < 0x80 }) && second.allSatisfy({ $0 < 0x80 }) {
+                    return first.lexicographicallyPrecedes(second)
+                }
+                return String(decoding: first, as: UTF8.self) < String(decoding: second, as: UTF8.self)
+            }
+        }
+    }
+
+    /// Numbers every string value of `segment` after the labels there are, as the first
+    /// segment's (nothing numbered yet): its labels are read from it.
+    mutating func takeAllValues(of segment: Segment) {
+        precondition(count == 0, "only the first segment's values are read in place")
+        base = segment
+        baseCount = segment.valueStrings.count
+        baseValueNames = segment.valueStrings
+        baseNameBytes = segment.nameBytes
+        baseNameOffsets = segment.nameOffsets
+    }
+
+    /// Appends a label.
+    mutating func append(_ label: String) {
+        var label = label
+        label.withUTF8 { append($0) }
+    }
+
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        arena.append(contentsOf: bytes)
+        arenaEnds.append(UInt32(arena.count))
+    }
+
+    /// Reserves room for `count` more labels of the arena.
+    mutating func reserveCapacity(adding count: Int) { arenaEnds.reserveCapacity(arenaEnds.count + count) }
+
+    /// Whether the labels read some in place from `segment`.
+    func reads(from segment: Segment) -> Bool { base === segment }
+
+    /// The same labels, all in the arena: for a numbering whose first segment is merged away
+    /// (its mapping then goes with it, not with the numbering).
+    func copiedOut() -> ValueLabels {
+        guard base != nil else { return self }
+        var copy = ValueLabels()
+        for number in 0..<count { withBytes(of: number) { copy.append($0) } }
+        return copy
+    }
+
+    /// The bytes the labels hold in the heap (the arena and its ends; those read in place are
+    /// the segment's).
+    var heapBytes: Int { arena.count + 4 * arenaEnds.count }
+}

@@ -1,0 +1,112 @@
+import Testing
+
+@testable import SearchSession
+
+/// A facet numbering's value labels read from its first segment and copied for the rest: each
+/// number names the text its segments give it, before and after the first segment is merged
+/// away; labels compare and order as Strings do; and a facet's shown values are sifted by
+/// number as ``SearchEngine/ordered(_:selected:limit:counted:)`` picks them.
+@Suite struct ValueLabelsTests {
+    static let analyzer = Analyzer(synonyms: [])
+
+    /// Entities whose string values are `texts` of attribute "maker" (one each), and a number.
+    static func entities(_ texts: [String], idPrefix: String) -> [Entity] {
+        texts.enumerated().map { index, text in
+            Entity(
+                type: "item", id: "\(idPrefix)\(index)", title: "item \(index)",
+                attributes: ["maker": .string(text), "year": .number(Double(1900 + index))])
+        }
+    }
+
+    /// Every (attribute, text) a numbering's segments hold, against the label its number has.
+    static func expectLabelsMatchSegments(_ numbering: FacetNumbering, _ segments: [Segment]) {
+        for (index, segment) in segments.enumerated() {
+            let numbers = numbering.segmentNumbers[index]
+            for local in 0..<segment.valueStrings.count {
+                let number = Int(numbers.values[local])
+                #expect(numbering.valueLabels[number] == segment.name(segment.valueStrings[local]))
+                #expect(numbering.valueAttribute[number] == numbers.attributes[Int(segment.valueAttribute[local])])
+            }
+        }
+    }
+
+    @Test func labelsReadFromTheFirstSegmentAndCopiedForLaterOnes() {
+        let first = Segment(
+            entities: Self.entities(["Anna", "Bruno", "Chloé", "Anna"], idPrefix: "a"), analyzer: Self.analyzer)
+        // "Bruno" again (numbered already), two new ones, one of them long enough for a String's heap storage.
+        let second = Segment(
+            entities: Self.entities(
+                ["Bruno", "Dmitri", "a maker whose name is longer than fifteen bytes"], idPrefix: "b"),
+            analyzer: Self.analyzer)
+        let numbering = FacetNumbering(segments: [first]).extended(with: [second])
+        #expect(numbering.valueLabels.count == 5)
+        #expect(numbering.valueLabels.reads(from: first))
+        #expect(!numbering.valueLabels.reads(from: second))
+        Self.expectLabelsMatchSegments(numbering, [first, second])
+        // Only the later segment's new labels are held in the heap.
+        #expect(
+            numbering.valueLabels.heapBytes == "Dmitri".utf8.count
+                + "a maker whose name is longer than fifteen bytes".utf8.count + 8)
+    }
+
+    @Test func mergingTheFirstSegmentAwayCopiesItsLabelsOut() throws {
+        let first = Segment(entities: Self.entities(["Anna", "Bruno"], idPrefix: "a"), analyzer: Self.analyzer)
+        let second = Segment(entities: Self.entities(["Chloé", "Bruno"], idPrefix: "b"), analyzer: Self.analyzer)
+        let third = Segment(entities: Self.entities(["Dmitri"], idPrefix: "c"), analyzer: Self.analyzer)
+        let numbering = FacetNumbering(segments: [first, second, third])
+        let merged = Segment(
+            entities: Self.entities(["Anna", "Bruno"], idPrefix: "a")
+                + Self.entities(["Chloé", "Bruno"], idPrefix: "b"),
+            analyzer: Self.analyzer)
+        let replaced = try #require(numbering.replacing(0..<2, of: [first, second], with: merged))
+        #expect(!replaced.valueLabels.reads(from: first))
+        #expect(replaced.valueLabels.count == numbering.valueLabels.count)
+        for number in 0..<numbering.valueLabels.count {
+            #expect(replaced.valueLabels[number] == numbering.valueLabels[number])
+        }
+        Self.expectLabelsMatchSegments(replaced, [merged, third])
+        // A run without the first segment leaves its labels where they are.
+        let kept = try #require(numbering.replacing(2..<3, of: [third], with: nil))
+        #expect(kept.valueLabels.reads(from: first))
+    }
+
+    @Test func labelsCompareAndOrderAsStrings() {
+        let texts = ["apple", "Apple", "apples", "appl", "é", "e\u{301}", "z", "Ω", "", "ab\u{0}c"]
+        let labels = ValueLabels(texts)
+        for a in texts.indices {
+            #expect(labels[a] == texts[a])
+            for b in texts.indices {
+                #expect(labels.label(a, precedes: b) == (texts[a] < texts[b]), "\(texts[a]) < \(texts[b])")
+                #expect(labels.label(a, equals: texts[b]) == (texts[a] == texts[b]), "\(texts[a]) == \(texts[b])")
+            }
+        }
+        // Composed and decomposed é are one text to a String.
+        #expect(labels.label(4, equals: "e\u{301}"))
+        #expect(labels.copiedOut()[7] == "Ω")
+    }
+
+    @Test(arguments: [0, 1, 2, 3])
+    func theShownValuesAreThoseOrderedPicksFromAll(seed: UInt64) {
+        var rng = SplitMix64(state: seed)
+        let texts = (0..<400).map { "v\(Int.random(in: 0..<100_000, using: &rng))-\($0)" }
+        let labels = ValueLabels(texts)
+        // Few distinct counts: many values tie at the threshold.
+        let counts = texts.indices.map { _ in Int32(Int.random(in: 0...4, using: &rng)) }
+        let candidates = texts.indices.filter { counts[$0] > 0 }.map(Int32.init)
+        for limit in [1, 5, 20, 399, 400] {
+            func ordered(_ numbers: [Int32]) -> [String] {
+                SearchEngine.ordered(
+                    numbers.map { FacetValue(value: texts[Int($0)], count: Int(counts[Int($0)]), selected: false) },
+                    selected: [], limit: limit, counted: candidates.count
+                ).values.map(\.value)
+            }
+            let shown = SearchEngine.firstShown(
+                candidates[...], of: counts, labels: labels, limit: limit, keepsAll: false)
+            #expect(shown.count == min(limit, candidates.count))
+            #expect(ordered(shown) == ordered(candidates), "limit \(limit)")
+        }
+        #expect(
+            SearchEngine.firstShown(candidates[...], of: counts, labels: labels, limit: 5, keepsAll: true)
+                == candidates)
+    }
+}
