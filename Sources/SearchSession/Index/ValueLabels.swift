@@ -6,7 +6,6 @@
 /// byte arena. archive-100k has 180,000 values: as Strings they held 6.7 MiB of heap (16 bytes
 /// each in the array, a storage object for each longer than 15 bytes).
 ///
-///
 /// Reads go through raw buffers, not the segment object: labels are read from several threads
 /// at once, and each read of a shared object counts a reference to it (atomically, a line the
 /// cores hand back and forth).
@@ -77,8 +76,8 @@ struct ValueLabels: @unchecked Sendable {
         }
     }
 
-    /// Numbers every string value of `segment` after the labels there are, as the first
-    /// segment's (nothing numbered yet): its labels are read from it.
+    /// Gives `segment`'s string values the numbers `0..<n`, in its order, their labels read from
+    /// it: for the first segment a numbering meets (nothing numbered yet).
     mutating func takeAllValues(of segment: Segment) {
         precondition(count == 0, "only the first segment's values are read in place")
         base = segment

@@ -140,7 +140,8 @@ struct PackedFacetValues: Sendable {
 /// and string values), which packed facet values name by number.
 ///
 /// The arrays are the numbering's own (shared, not copied): a cache entry that outlives its
-/// snapshot's numbering keeps them, a few hundred kilobytes on a catalog of 35,000 values.
+/// snapshot's numbering keeps them, and the segment its value labels are read from (its
+/// mapping, until the entry goes).
 struct FacetLabels: Sendable {
     var types: [String] = []
     var categories: [String] = []
@@ -188,13 +189,6 @@ enum NumberedLabels: Sendable {
         switch self {
         case .names(let names): names.count
         case .values(let values): values.count
-        }
-    }
-
-    subscript(number: Int) -> String {
-        switch self {
-        case .names(let names): names[number]
-        case .values(let values): values[number]
         }
     }
 }
