@@ -26,7 +26,7 @@ void cvk_count_slots16(const int32_t *docs, size_t count, int32_t base, const ui
 
 void cvk_count_packed_slots(const int32_t *docs, size_t count, int32_t base, const uint32_t *pair_start,
                             const uint8_t *bits, uint32_t width, uint32_t strings, const uint32_t *number_slots,
-                            int32_t *counts) {
+                            int32_t *string_counts, int32_t *number_counts) {
     const uint64_t mask = ((uint64_t)1 << width) - 1; // width is at most 32
     for (size_t i = 0; i < count; i++) {
         if (i + PREFETCH_DISTANCE < count) {
@@ -39,7 +39,11 @@ void cvk_count_packed_slots(const int32_t *docs, size_t count, int32_t base, con
             uint64_t word;
             memcpy(&word, bits + (bit >> 3), sizeof word);
             uint32_t id = (uint32_t)((le64toh(word) >> (bit & 7)) & mask);
-            counts[id < strings ? id : number_slots[id - strings]]++;
+            if (id < strings) {
+                string_counts[id]++;
+            } else {
+                number_counts[number_slots[id - strings]]++;
+            }
         }
     }
 }

@@ -182,6 +182,54 @@ enum RandomCatalog {
         try expectLabelSearchesRecount("after writes")
     }
 
+    /// A catalog of more string values than 16-bit slots hold: the first segment's label
+    /// searches count its strings straight into the tally (`FacetSlots.countStrings`), later
+    /// segments through slot counts; both must be a recount's, before and after writes.
+    @Test func wideFacetCountsEqualARecountBeforeAndAfterWrites() throws {
+        func entities(_ n: Int, seed: UInt64, idPrefix: String) -> [Entity] {
+            var rng = SplitMix64(state: seed)
+            return (0..<n).map { i in
+                var attributes: [String: AttributeValue] = [
+                    "maker": .string("maker \(Int.random(in: 0..<300, using: &rng))"),
+                    "year": .number(Double(Int.random(in: 1900...2000, using: &rng))),
+                ]
+                // A hundred attributes of values no other entity has: 70,000 strings at 700 entities.
+                for k in 0..<100 { attributes["serial\(k)"] = .string("\(idPrefix)\(i)-\(k)") }
+                let word = ["vase", "print", "coin"][i % 3]
+                return Entity(type: "object", id: "\(idPrefix)\(i)", title: "\(word) item \(i)", attributes: attributes)
+            }
+        }
+        var live = Dictionary(uniqueKeysWithValues: entities(700, seed: 5, idPrefix: "w").map { ($0.id, $0) })
+        let engine = SearchEngine(entities: Array(live.values))
+        let first = engine.snapshot.segments[0]
+        let numbering = engine.snapshot.numbering
+        #expect(first.facetSlots(numbering.segmentNumbers[0], numbering).countsStringsInPlace)
+        #expect(numbering.valueLabels.reads(from: first))
+        func expectLabelSearchesRecount(_ stage: String) throws {
+            for word in ["item", "vase"] {
+                let session = SessionRecord(
+                    id: "\(stage)-\(word)", labels: [Label(word)], prints: [], source: .camera, locale: "",
+                    pageSize: 10, createdAtUnixMs: 0, expiresAtUnixMs: 1)
+                let state = try engine.search(session: session, request: SearchRequest(sessionID: session.id))
+                #expect(state.relaxations.isEmpty)
+                #expect(state.facets.contains { $0.name == "maker" }, "\(stage) \(word)")
+                try expectRecount(
+                    state, request: SearchRequest(sessionID: session.id), entities: Array(live.values),
+                    numbering: engine.snapshot.numbering
+                ) { $0.title.split(separator: " ").contains(Substring(word)) }
+            }
+        }
+        try expectLabelSearchesRecount("start")
+        let changed = entities(100, seed: 6, idPrefix: "n")
+        try engine.upsert(changed)
+        for entity in changed { live[entity.id] = entity }
+        let deleted = (0..<40).map { EntityRef(type: "object", id: "w\($0 * 7)") }
+        try engine.delete(deleted)
+        for ref in deleted { live[ref.id] = nil }
+        #expect(engine.snapshot.segments.count > 1)
+        try expectLabelSearchesRecount("after writes")
+    }
+
     /// A snapshot of several segments with delete bits: 900 entities, 60 upserted, 40 deleted.
     static func segmentedSnapshot(seed: UInt64, exactHits: Bool = false) throws -> CatalogSnapshot {
         let made = exactHits ? Self.withExactHits : { $0 }

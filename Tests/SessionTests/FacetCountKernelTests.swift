@@ -52,13 +52,24 @@ import Testing
                     cvk_count_slots16(docs, docs.count, base, segment.pairStart, narrow, &counts)
                 } else {
                     // The slots as value ids: the last 5,000 slots are numbers' ids, given the
-                    // slots in reverse, so an id unmapped would count in the wrong slot.
+                    // slots in reverse (less the strings), so an id unmapped would count in the
+                    // wrong slot.
                     let strings = slotCount - 5_000
-                    let numberSlots = (0..<5_000).map { UInt32(slotCount - 1 - $0) }
+                    let numberSlots = (0..<5_000).map { UInt32(slotCount - 1 - $0 - strings) }
                     let ids = segment.slots.map { $0 < strings ? $0 : UInt32(strings) + UInt32(slotCount - 1) - $0 }
                     let (width, bits) = Self.packed(ids)
+                    // Into one array (numbers after the strings), and into two.
+                    counts.withUnsafeMutableBufferPointer { counts in
+                        cvk_count_packed_slots(
+                            docs, docs.count, base, segment.pairStart, bits, width, UInt32(strings), numberSlots,
+                            counts.baseAddress, counts.baseAddress! + strings)
+                    }
+                    var stringCounts = [Int32](repeating: 0, count: strings)
+                    var numberCounts = [Int32](repeating: 0, count: 5_000)
                     cvk_count_packed_slots(
-                        docs, docs.count, base, segment.pairStart, bits, width, UInt32(strings), numberSlots, &counts)
+                        docs, docs.count, base, segment.pairStart, bits, width, UInt32(strings), numberSlots,
+                        &stringCounts, &numberCounts)
+                    #expect(stringCounts + numberCounts == want, "two arrays, share \(share)")
                 }
                 #expect(counts == want, "documents \(documents) slots \(slotCount) share \(share)")
             }

@@ -15,10 +15,11 @@ void cvk_count_slots16(const int32_t *docs, size_t count, int32_t base, const ui
 
 /// ``cvk_count_slots16`` for slots that need more than 16 bits, read in place from the
 /// segment's value ids (`width` bits each, packed end to end from `bits`, little-endian, with
-/// 8 bytes of padding after the last): a string value's id is its slot, and a number's id
-/// `id >= strings` has the slot `number_slots[id - strings]`.
+/// 8 bytes of padding after the last): a string value's id counts in `string_counts[id]`, and a
+/// number's id (`id >= strings`) in `number_counts[number_slots[id - strings]]`. The two may
+/// be parts of one array, or a tally's own values and a small array of the numbers' slots.
 void cvk_count_packed_slots(const int32_t *docs, size_t count, int32_t base, const uint32_t *pair_start,
                             const uint8_t *bits, uint32_t width, uint32_t strings, const uint32_t *number_slots,
-                            int32_t *counts);
+                            int32_t *string_counts, int32_t *number_counts);
 
 #endif

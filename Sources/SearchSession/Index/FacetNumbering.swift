@@ -507,7 +507,12 @@ final class FacetTally {
     /// Over many documents the loop counts per slot of the segment (its string values and the
     /// buckets of its numbers, see ``FacetSlots``), reading nothing but the segment's columns, and
     /// maps the counts to the snapshot's numbers at the end; over few, when that end would cost
-    /// more than the documents, it maps each pair as it comes.
+    /// more than the documents, it maps each pair as it comes. The numbering's first segment,
+    /// whose string value ids are the snapshot's numbers, counts its strings straight into
+    /// ``values`` when its slots are wide (see ``FacetSlots/countStrings(_:base:of:into:numbers:)``).
+    ///
+    /// For counts without constraints only, which read no ``seen``: string values counted
+    /// straight in note none.
     func addDocuments(
         _ docs: ArraySlice<Int32>, base: Int32, of segment: Segment, _ numbers: SegmentNumbers,
         _ numbering: FacetNumbering
@@ -518,14 +523,21 @@ final class FacetTally {
             return
         }
         let local = SegmentCounts(segment, countsValues: false)
-        let counts = filledBuffer(slots.slotCount, Int32(0))
-        defer { counts.baseAddress?.deallocate() }
         for doc in docs {
             local.addType(Int(doc - base))
             local.addCategory(Int(doc - base))
         }
-        slots.count(docs, base: base, of: segment, into: counts)
         local.fold(into: self, numbers)
+        if slots.countsStringsInPlace && numbering.valueLabels.reads(from: segment) {
+            let numberCounts = filledBuffer(slots.slotCount - slots.stringCount, Int32(0))
+            defer { numberCounts.baseAddress?.deallocate() }
+            slots.countStrings(docs, base: base, of: segment, into: values, numbers: numberCounts)
+            slots.foldNumbers(numberCounts, of: segment, into: self, numbers, numbering)
+            return
+        }
+        let counts = filledBuffer(slots.slotCount, Int32(0))
+        defer { counts.baseAddress?.deallocate() }
+        slots.count(docs, base: base, of: segment, into: counts)
         slots.fold(counts, of: segment, into: self, numbers, numbering)
     }
 
