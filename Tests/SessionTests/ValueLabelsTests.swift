@@ -43,10 +43,18 @@ import Testing
         #expect(numbering.valueLabels.reads(from: first))
         #expect(!numbering.valueLabels.reads(from: second))
         Self.expectLabelsMatchSegments(numbering, [first, second])
-        // Only the later segment's new labels are held in the heap.
+        // Labels read in place and copied order as their Strings.
+        for a in 0..<5 {
+            for b in 0..<5 {
+                #expect(
+                    numbering.valueLabels.label(a, precedes: b)
+                        == (numbering.valueLabels[a] < numbering.valueLabels[b]))
+            }
+        }
+        // Only the later segment's new labels are held in the heap, and a bit a label (one word).
         #expect(
             numbering.valueLabels.heapBytes == "Dmitri".utf8.count
-                + "a maker whose name is longer than fifteen bytes".utf8.count + 8)
+                + "a maker whose name is longer than fifteen bytes".utf8.count + 8 + 8)
     }
 
     @Test func mergingTheFirstSegmentAwayCopiesItsLabelsOut() throws {

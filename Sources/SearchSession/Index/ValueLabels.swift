@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// The labels of a facet numbering's string values, by number, without a String per value.
 ///
 /// A numbering gives numbers to its first segment's values in that segment's order, so those
@@ -20,6 +24,10 @@ struct ValueLabels: @unchecked Sendable {
     /// The labels of numbers from `baseCount` on, end to end, and where each ends.
     private var arena: [UInt8] = []
     private var arenaEnds: [UInt32] = []
+    /// A bit per number: whether its label has a byte past ASCII. Ordering two labels asked
+    /// it of both on every comparison, a scan of each (5 % of a Capture on archive-100k, whose
+    /// ties are sifted by label).
+    private var nonASCII: [UInt64] = []
 
     init() {}
 
@@ -66,14 +74,25 @@ struct ValueLabels: @unchecked Sendable {
     /// Whether label `a` comes before label `b` as Strings order: by their bytes when both are
     /// ASCII (the same order, with no String made), else as Strings.
     func label(_ a: Int, precedes b: Int) -> Bool {
-        withBytes(of: a) { first in
+        let ascii = !isNonASCII(a) && !isNonASCII(b)
+        return withBytes(of: a) { first in
             withBytes(of: b) { second in
-                if first.allSatisfy({ $0 < 0x80 }) && second.allSatisfy({ $0 < 0x80 }) {
-                    return first.lexicographicallyPrecedes(second)
+                guard ascii else {
+                    return String(decoding: first, as: UTF8.self) < String(decoding: second, as: UTF8.self)
                 }
-                return String(decoding: first, as: UTF8.self) < String(decoding: second, as: UTF8.self)
+                let common = min(first.count, second.count)
+                let order = common == 0 ? 0 : memcmp(first.baseAddress!, second.baseAddress!, common)
+                return order != 0 ? order < 0 : first.count < second.count
             }
         }
+    }
+
+    private func isNonASCII(_ number: Int) -> Bool { nonASCII[number >> 6] & (1 << UInt64(number & 63)) != 0 }
+
+    /// Notes whether label `number`, just added, has a byte past ASCII.
+    private mutating func noteASCII(of number: Int) {
+        if number >> 6 == nonASCII.count { nonASCII.append(0) }
+        if withBytes(of: number, { $0.contains { $0 >= 0x80 } }) { nonASCII[number >> 6] |= 1 << UInt64(number & 63) }
     }
 
     /// Gives `segment`'s string values the numbers `0..<n`, in its order, their labels read from
@@ -85,6 +104,8 @@ struct ValueLabels: @unchecked Sendable {
         baseValueNames = segment.valueStrings
         baseNameBytes = segment.nameBytes
         baseNameOffsets = segment.nameOffsets
+        nonASCII.reserveCapacity((baseCount + 63) / 64)
+        for number in 0..<baseCount { noteASCII(of: number) }
     }
 
     /// Appends a label.
@@ -96,6 +117,7 @@ struct ValueLabels: @unchecked Sendable {
     private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         arena.append(contentsOf: bytes)
         arenaEnds.append(UInt32(arena.count))
+        noteASCII(of: count - 1)
     }
 
     /// Reserves room for `count` more labels of the arena.
@@ -115,5 +137,5 @@ struct ValueLabels: @unchecked Sendable {
 
     /// The bytes the labels hold in the heap (the arena and its ends; those read in place are
     /// the segment's).
-    var heapBytes: Int { arena.count + 4 * arenaEnds.count }
+    var heapBytes: Int { arena.count + 4 * arenaEnds.count + 8 * nonASCII.count }
 }
