@@ -135,7 +135,7 @@ struct ValueLabels: @unchecked Sendable {
         return copy
     }
 
-    /// The bytes the labels hold in the heap (the arena and its ends; those read in place are
-    /// the segment's).
+    /// The bytes the labels hold in the heap (the arena, its ends and the ASCII bits; those
+    /// read in place are the segment's).
     var heapBytes: Int { arena.count + 4 * arenaEnds.count + 8 * nonASCII.count }
 }
