@@ -460,7 +460,9 @@ extension SearchEngine {
             var counts = values.map(\.count)
             let threshold = kthLargest(&counts, limit)
             shown = values.filter { $0.count > threshold }
-            shown += firstByValue(values.lazy.filter { $0.count == threshold }, limit - shown.count)
+            shown += first(limit - shown.count, of: values.lazy.filter { $0.count == threshold }) {
+                $0.value < $1.value
+            }
             shown.sort(by: facetOrder)
         }
         var beyond = [FacetValue]()
@@ -492,32 +494,26 @@ extension SearchEngine {
         var candidateCounts = candidates.map { Int(counts[Int($0)]) }
         let threshold = kthLargest(&candidateCounts, limit)
         var shown = candidates.filter { Int(counts[Int($0)]) > threshold }
-        var tied = [Int32]()
-        let room = limit - shown.count
-        tied.reserveCapacity(room)
-        for number in candidates where Int(counts[Int(number)]) == threshold {
-            if tied.count == room {
-                guard labels.label(Int(number), precedes: Int(tied[room - 1])) else { continue }
-                tied.removeLast()
-            }
-            tied.insert(number, at: tied.partitionPoint { labels.label(Int(number), precedes: Int($0)) })
+        shown += first(limit - shown.count, of: candidates.lazy.filter { Int(counts[Int($0)]) == threshold }) {
+            labels.label(Int($0), precedes: Int($1))
         }
-        shown += tied
         return shown
     }
-
-    /// The first `k` of `values` by value, in value order (equal values in the order they come,
-    /// as a stable sort leaves them): one comparison with the last kept for most values.
-    static func firstByValue<Values: Sequence<FacetValue>>(_ values: Values, _ k: Int) -> [FacetValue] {
-        var kept = [FacetValue]()
+    /// The first `k` of `elements` by `precedes`, in that order (equal ones in the order they
+    /// come, as a stable sort leaves them): one comparison with the last kept for most. Facet
+    /// values tied at a threshold are sifted this way, as values or as value numbers.
+    static func first<Elements: Sequence>(
+        _ k: Int, of elements: Elements, by precedes: (Elements.Element, Elements.Element) -> Bool
+    ) -> [Elements.Element] {
+        var kept = [Elements.Element]()
         guard k > 0 else { return kept }
         kept.reserveCapacity(k)
-        for value in values {
+        for element in elements {
             if kept.count == k {
-                guard value.value < kept[k - 1].value else { continue }
+                guard precedes(element, kept[k - 1]) else { continue }
                 kept.removeLast()
             }
-            kept.insert(value, at: kept.partitionPoint { value.value < $0.value })
+            kept.insert(element, at: kept.partitionPoint { precedes(element, $0) })
         }
         return kept
     }

@@ -225,6 +225,10 @@ struct FacetNumbering: Sendable {
         }
     }
 
+    /// Whether `segment`'s string value ids are the numbers this numbering gives its values:
+    /// so for its first segment (see ``ValueLabels``), until a merge takes that segment away.
+    func keepsValueIDs(of segment: Segment) -> Bool { valueLabels.reads(from: segment) }
+
     /// The number of an attribute name, if the snapshot has it.
     func attribute(named name: String) -> Int32? { attributeNumbers[name] }
 
@@ -528,7 +532,7 @@ final class FacetTally {
             local.addCategory(Int(doc - base))
         }
         local.fold(into: self, numbers)
-        if slots.countsStringsInPlace && numbering.valueLabels.reads(from: segment) {
+        if slots.countsStringsInPlace && numbering.keepsValueIDs(of: segment) {
             let numberCounts = filledBuffer(slots.slotCount - slots.stringCount, Int32(0))
             defer { numberCounts.baseAddress?.deallocate() }
             slots.countStrings(docs, base: base, of: segment, into: values, numbers: numberCounts)
