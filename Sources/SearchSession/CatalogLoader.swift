@@ -25,6 +25,9 @@ public struct CatalogFile: Sendable {
     /// Tells this file's bytes from any other's: the catalog log keeps API writes only on top of
     /// the file they were made on (see ``CatalogLog``).
     public var fingerprint: String
+    /// The file's stamp when it was read, if the stamp vouches for these bytes (see
+    /// ``CatalogLoader/fingerprint(path:remembered:nowNs:)``); `nil` for a catalog from parts.
+    public var stamp: FileStamp?
 
     /// Creates a catalog from parts (an upsert batch, a test); its fingerprint names its entity
     /// count only, so give one when the catalog is to be logged.
@@ -36,6 +39,17 @@ public struct CatalogFile: Sendable {
         self.errors = errors
         self.fingerprint = fingerprint ?? "entities-\(entities.count)"
     }
+}
+
+/// A catalog file's fingerprint, and whether a restart may take it again without reading the file.
+public struct CatalogFingerprint: Sendable, Equatable {
+    /// The fingerprint of the file's bytes (``CatalogFile/fingerprint``).
+    public var value: String
+    /// The file's stamp when `value` was taken, if it vouches for it: the file stood unchanged
+    /// while it was read and for ``FileStamp/settleTimeNs`` before. `nil` when it did not.
+    public var stamp: FileStamp?
+    /// Whether the file was read for it; `false` when a remembered stamp vouched for the value.
+    public var readFile: Bool
 }
 
 /// How far a catalog load has come, for a progress display.
@@ -80,6 +94,7 @@ public enum CatalogLoader {
     static func load(
         path: String, progress: ((CatalogLoadProgress) -> Void)?, sink: (Entity) -> Void
     ) throws(SearchError) -> CatalogFile {
+        let before = FileStamp.of(path)
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -87,7 +102,37 @@ public enum CatalogLoader {
             throw SearchError(code: .invalidCatalog, message: "cannot read catalog \(path)", cause: "\(error)")
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        return parse(Array(data), baseDirectory: directory, progress: progress, sink: sink)
+        var file = parse(Array(data), baseDirectory: directory, progress: progress, sink: sink)
+        file.stamp = vouchingStamp(before: before, after: FileStamp.of(path), nowNs: FileStamp.nowNs())
+        return file
+    }
+
+    /// The fingerprint of the catalog file at `path`. When `remembered` was taken under the stamp
+    /// the file still has, it is the answer and the file is not read: a restart on a gigabyte
+    /// catalog that has not changed reads none of it (as `make`, `rsync` and git trust a file's
+    /// stamp). Otherwise the file is read whole.
+    ///
+    /// - Parameters:
+    ///   - remembered: A fingerprint taken before (kept in the index manifest), with its stamp.
+    ///   - nowNs: The wall clock, for whether the file has settled (a parameter for tests).
+    /// - Throws: ``SearchError/Code/invalidCatalog`` when the file cannot be read.
+    public static func fingerprint(
+        path: String, remembered: (value: String, stamp: FileStamp)?, nowNs: Int64 = FileStamp.nowNs()
+    ) throws(SearchError) -> CatalogFingerprint {
+        let before = FileStamp.of(path)
+        if let remembered, let before, remembered.stamp == before {
+            return CatalogFingerprint(value: remembered.value, stamp: before, readFile: false)
+        }
+        let value = try fingerprint(path: path)
+        let stamp = vouchingStamp(before: before, after: FileStamp.of(path), nowNs: nowNs)
+        return CatalogFingerprint(value: value, stamp: stamp, readFile: true)
+    }
+
+    /// The stamp that vouches for bytes read between two looks at a file: the same both times
+    /// (nothing was written meanwhile) and settled (nothing was written in the tick before).
+    private static func vouchingStamp(before: FileStamp?, after: FileStamp?, nowNs: Int64) -> FileStamp? {
+        guard let before, before == after, before.isSettled(atNs: nowNs) else { return nil }
+        return before
     }
 
     /// FNV-1a (64 bit) over the bytes, eight at a time, with the length: enough to notice an edited

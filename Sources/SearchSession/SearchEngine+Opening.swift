@@ -74,6 +74,9 @@ public struct CatalogOpening: Sendable {
     public var replayedChanges: Int
     /// The entity types of the catalog.
     public var entityTypes: [String]
+    /// Whether the catalog file was read (for its fingerprint, or parsed); `false` when its stamp
+    /// vouched for the fingerprint the persisted index was built from.
+    public var readCatalogFile: Bool
 }
 
 extension SearchEngine {
@@ -81,9 +84,11 @@ extension SearchEngine {
     ///
     /// When the directory's manifest was written for the same file bytes (and the log reaches its
     /// version), its segments are mapped and only the writes logged after it are replayed: the
-    /// file is read once, for its fingerprint, not parsed. Otherwise the file is parsed, the index
-    /// built, written to the directory and mapped, then every logged write replayed on top. With a
-    /// log the result is checkpointed, so the next start maps it.
+    /// file is not parsed, and not even read while it has the stamp the manifest vouches with
+    /// (see ``CatalogLoader/fingerprint(path:remembered:nowNs:)``; otherwise it is read once, for
+    /// its fingerprint). Otherwise the file is parsed, the index built, written to the directory
+    /// and mapped, then every logged write replayed on top. With a log the result is
+    /// checkpointed, so the next start maps it.
     ///
     /// - Parameters:
     ///   - path: The catalog file (JSON Lines).
@@ -98,7 +103,11 @@ extension SearchEngine {
         catalogAt path: String, log: CatalogLog?, index: IndexDirectory, retention: Duration = .seconds(900),
         progress: ((CatalogLoadProgress) -> Void)? = nil
     ) throws(SearchError) -> (SearchEngine, CatalogOpening) {
-        let fingerprint = try CatalogLoader.fingerprint(path: path)
+        let manifest = log == nil ? nil : index.manifest()
+        if log != nil { index.removeUnused(keeping: manifest) }
+        let remembered = manifest.flatMap { manifest in manifest.baselineStamp.map { (manifest.baseline, $0) } }
+        var taken = try CatalogLoader.fingerprint(path: path, remembered: remembered)
+        let fingerprint = taken.value
         let recovery =
             try log?.recover(fingerprint: fingerprint)
             ?? CatalogLog.Recovery(changes: [], version: 1, startedBaseline: true)
@@ -106,8 +115,6 @@ extension SearchEngine {
         var base: CatalogSnapshot?
         var badLines = [CatalogLineError]()
         var synonyms = [[String]]()
-        let manifest = log == nil ? nil : index.manifest()
-        if log != nil { index.removeUnused(keeping: manifest) }
         // An index from before the log's fold point lacks changes the log keeps only folded.
         if let manifest, manifest.baseline == fingerprint,
             manifest.version <= recovery.version, manifest.version >= recovery.folded, !recovery.startedBaseline,
@@ -133,6 +140,9 @@ extension SearchEngine {
             }
             badLines = file.errors
             synonyms = file.synonyms
+            // Bytes other than the fingerprinted ones (the file was written in between) are
+            // vouched for by no stamp: the next start reads the file again.
+            if file.fingerprint != fingerprint { taken.stamp = nil }
             let analyzer = Analyzer(synonyms: synonyms)
             let region = builder.finish(analyzer: analyzer)
             let localFeatures = builder.finishLocalFeatures()
@@ -160,11 +170,17 @@ extension SearchEngine {
         let engine = SearchEngine(
             current: current, baseline: fingerprint, nextGeneration: generation, log: log, index: index,
             retention: retention, maximumRetained: 1024, nowMs: SearchEngine.systemNowMs)
-        engine.state.withLock { $0.badLines = badLines }
-        if log != nil && (!reused || !changes.isEmpty) { try engine.checkpoint() }
+        engine.state.withLock {
+            $0.badLines = badLines
+            $0.baselineStamp = taken.stamp
+        }
+        // A stamp newly able to vouch for the file is worth a manifest: the next start reads none
+        // of the file.
+        let stampChanged = taken.stamp != nil && taken.stamp != manifest?.baselineStamp
+        if log != nil && (!reused || !changes.isEmpty || stampChanged) { try engine.checkpoint() }
         let opening = CatalogOpening(
             entities: current.count, badLines: badLines, reusedIndex: reused, replayedChanges: changes.count,
-            entityTypes: current.numbering.typeNames.sorted())
+            entityTypes: current.numbering.typeNames.sorted(), readCatalogFile: taken.readFile || !reused)
         return (engine, opening)
     }
 
@@ -190,11 +206,11 @@ extension SearchEngine {
             written[segment.serial] = name!
             entries.append(.init(file: name!, deleted: snapshot.deletes[si].docs))
         }
-        let baseline = state.withLock { $0.baseline }
-        let badLines = state.withLock { $0.badLines }
+        let (baseline, stamp, badLines) = state.withLock { ($0.baseline, $0.baselineStamp, $0.badLines) }
         try index.write(
             IndexDirectory.Manifest(
-                baseline: baseline, synonyms: snapshot.synonyms, version: snapshot.version, segments: entries,
+                baseline: baseline, baselineStamp: stamp, synonyms: snapshot.synonyms,
+                version: snapshot.version, segments: entries,
                 badLines: badLines))
         // Only the segments of this snapshot can be in the next one's file list.
         state.withLock { $0.persisted = written }

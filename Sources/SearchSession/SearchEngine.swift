@@ -23,6 +23,8 @@ public final class SearchEngine: Sendable {
         var current: CatalogSnapshot
         /// The fingerprint of the catalog file the current catalog started from.
         var baseline: String
+        /// The catalog file's stamp that vouches for `baseline`, kept in the manifest.
+        var baselineStamp: FileStamp?
         var retired: [(snapshot: CatalogSnapshot, at: ContinuousClock.Instant)] = []
         /// The next snapshot's generation: every snapshot of the engine has its own.
         var nextGeneration: UInt64 = 2
@@ -328,6 +330,9 @@ public final class SearchEngine: Sendable {
             let old = snapshot
             let (accepted, errors) = Self.accept(file.entities, dimensions: [:])
             if state.withLock({ $0.baseline }) == file.fingerprint {
+                // The same bytes under a new stamp (touched, copied back): the next checkpoint's
+                // manifest vouches with the new stamp.
+                if let stamp = file.stamp { state.withLock { $0.baselineStamp = stamp } }
                 return CatalogUpdate(applied: 0, catalogVersion: old.version, errors: errors)
             }
             let version = try log?.startBaseline(fingerprint: file.fingerprint) ?? old.version + 1
@@ -341,6 +346,7 @@ public final class SearchEngine: Sendable {
             }
             state.withLock {
                 $0.baseline = file.fingerprint
+                $0.baselineStamp = file.stamp
                 $0.badLines = file.errors
             }
             return CatalogUpdate(applied: accepted.count, catalogVersion: version, errors: errors)

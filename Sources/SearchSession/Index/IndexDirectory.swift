@@ -51,6 +51,10 @@ public final class IndexDirectory: Sendable {
         var format = 1
         /// The fingerprint of the catalog file the index was built from.
         var baseline: String
+        /// The catalog file's stamp when `baseline` was taken, if it vouches for it: a start that
+        /// finds the file with this stamp takes `baseline` without reading the file. Absent in
+        /// manifests written before stamps were kept.
+        var baselineStamp: FileStamp?
         var synonyms: [[String]]
         /// The catalog version the segments hold (the catalog log's position).
         var version: UInt64

@@ -7,9 +7,10 @@ import SearchSession
 
 /// Reloads the catalog file into a running engine: on SIGHUP, and when the file changes.
 ///
-/// A change is noticed by polling the file's identity (inode, size, modification time) and acted
-/// on only once that identity has held still for one more poll, so a file still being written is
-/// not loaded half-way (writing a new file and renaming it over the old one is still best).
+/// A change is noticed by polling the file's stamp (``FileStamp``: inode, size, modification and
+/// change times) and acted on only once that stamp has held still for one more poll, so a file
+/// still being written is not loaded half-way (writing a new file and renaming it over the old
+/// one is still best).
 /// A file that cannot be read keeps the current catalog; bad lines are reported and the rest
 /// loads. Pages already handed out stay consistent: the engine keeps replaced snapshots for
 /// their page tokens.
@@ -20,24 +21,8 @@ final class CatalogReloader: Sendable {
     private nonisolated(unsafe) var signalSource: (any DispatchSourceSignal)?
     private nonisolated(unsafe) var timer: (any DispatchSourceTimer)?
     // Touched only on `queue`.
-    private nonisolated(unsafe) var loaded: FileIdentity?
-    private nonisolated(unsafe) var pending: FileIdentity?
-
-    /// What tells one version of the file from another without reading it.
-    struct FileIdentity: Equatable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var modifiedNs: Int64
-
-        static func of(_ path: String) -> FileIdentity? {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
-            return FileIdentity(
-                device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                modifiedNs: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
-        }
-    }
+    private nonisolated(unsafe) var loaded: FileStamp?
+    private nonisolated(unsafe) var pending: FileStamp?
 
     /// Starts watching.
     ///
@@ -49,7 +34,7 @@ final class CatalogReloader: Sendable {
         self.path = path
         self.engine = engine
         queue.sync {
-            loaded = FileIdentity.of(path)
+            loaded = FileStamp.of(path)
             signal(SIGHUP, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
             source.setEventHandler { [weak self] in self?.reload(reason: "SIGHUP") }
@@ -75,7 +60,7 @@ final class CatalogReloader: Sendable {
     }
 
     private func poll() {
-        let current = FileIdentity.of(path)
+        let current = FileStamp.of(path)
         guard let current, current != loaded else {
             pending = nil
             return
@@ -88,7 +73,7 @@ final class CatalogReloader: Sendable {
     }
 
     private func reload(reason: String) {
-        let identity = FileIdentity.of(path)
+        let stamp = FileStamp.of(path)
         let file: CatalogFile
         let update: CatalogUpdate
         do throws(SearchError) {
@@ -99,7 +84,7 @@ final class CatalogReloader: Sendable {
             writeError("error: catalog reload (\(reason)) failed, keeping the current catalog: \(error.message)")
             return
         }
-        loaded = identity
+        loaded = stamp
         pending = nil
         let shown = 20
         for lineError in file.errors.prefix(shown) { writeError("warning: \(path): \(lineError)") }

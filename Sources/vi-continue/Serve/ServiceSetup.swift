@@ -124,7 +124,9 @@ struct ServiceSetup {
         }
         let source =
             opening.reusedIndex
-            ? "index mapped from the state directory, \(opening.replayedChanges) logged writes replayed"
+            ? "index mapped from the state directory"
+                + (opening.readCatalogFile ? "" : " (the file unchanged since, by its stamp: not read)")
+                + ", \(opening.replayedChanges) logged writes replayed"
             : "index built from the file"
         let summary =
             "catalog \(catalogPath) (\(opening.entities) entities, \(opening.badLines.count) bad lines, \(source), "
