@@ -119,3 +119,11 @@ import Testing
         #expect(third.snapshot.count == second.snapshot.count + 1)
     }
 }
+
+/// The checksum of index files is pinned: XXH3-64's published value for no bytes, low 32 bits.
+@Suite struct SegmentChecksumTests {
+    @Test func theChecksumIsTheLow32BitsOfXXH3() {
+        #expect([UInt8]().withUnsafeBytes { SegmentFormat.checksum($0) } == 0x38D3_94C2)
+        #expect(Array("vi-continue".utf8).withUnsafeBytes { SegmentFormat.checksum($0) } == 0x4E76_78A7)
+    }
+}

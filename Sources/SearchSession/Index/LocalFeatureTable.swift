@@ -6,7 +6,7 @@
 /// ``IndexDirectory``), so the segment format stays as it is and a catalog without pictures pays
 /// a few bytes per document. The layout, little-endian:
 ///
-/// - 16-byte header: the magic `VILF0001`, the document count (UInt32) and the CRC-32 of every
+/// - 16-byte header: the magic `VILF0002`, the document count (UInt32) and the checksum of every
 ///   byte after the header (at offset 12, where ``SegmentFormat`` keeps a segment's, so one check
 ///   serves both);
 /// - per document, where its keypoints start (UInt32, count + 1 entries, the last one the total);
@@ -17,7 +17,7 @@
 /// has no keypoints: its picture can match only on the print (see ``ImageMatchRule``). The buffers
 /// point into `region`, which never changes: that is what makes it `Sendable`.
 struct LocalFeatureTable: @unchecked Sendable {
-    static let magic: [UInt8] = Array("VILF0001".utf8)
+    static let magic: [UInt8] = Array("VILF0002".utf8)
     static let headerSize = 16
 
     /// The bytes, a heap allocation or a mapped file.
@@ -120,7 +120,7 @@ struct LocalFeatureTable: @unchecked Sendable {
                     guard let source = bytes.baseAddress else { return }
                     out.baseAddress!.advanced(by: descriptorsAt).copyMemory(from: source, byteCount: bytes.count)
                 }
-                let checksum = SegmentFormat.crc32(
+                let checksum = SegmentFormat.checksum(
                     UnsafeRawBufferPointer(rebasing: out[LocalFeatureTable.headerSize...]))
                 out.storeBytes(
                     of: checksum.littleEndian, toByteOffset: SegmentFormat.checksumOffset, as: UInt32.self)

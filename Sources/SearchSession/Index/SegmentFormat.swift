@@ -1,18 +1,20 @@
-internal import CZlib
+internal import CXXHash
 
 /// The byte layout of an index segment, in memory and on disk alike.
 ///
 /// A segment is a header and a list of sections; every section is a flat array of one fixed-width
 /// little-endian scalar type, 16-byte aligned, so a reader uses it in place (a mapped file needs no
-/// parse). The header is the magic `VISEG014`, the section count (UInt32) and the CRC-32 (zlib's)
-/// of every byte after the header's 16, then one 24-byte entry per section: key (UInt32), element
-/// size (UInt32), byte offset (UInt64) and element count (UInt64).
+/// parse). The header is the magic `VISEG015`, the section count (UInt32) and the checksum (the
+/// low 32 bits of XXH3-64) of every byte after the header's 16, then one 24-byte entry per
+/// section: key (UInt32), element size (UInt32), byte offset (UInt64) and element count (UInt64).
 ///
 /// The checksum is checked when a start maps a segment file written before: a file damaged on
 /// disk (a flipped bit, a torn block) is refused, and the catalog is built again from its file and
-/// log instead of answering from damaged postings or reading out of bounds.
+/// log instead of answering from damaged postings or reading out of bounds. XXH3 because that
+/// check reads the whole index at every start: it hashes about 19 GB/s here where zlib's CRC-32
+/// does 4, a third of a second less for a 1.4 GB index of a million entities.
 enum SegmentFormat {
-    static let magic: [UInt8] = Array("VISEG014".utf8)
+    static let magic: [UInt8] = Array("VISEG015".utf8)
     static let headerSize = 16
     static let entrySize = 24
     /// Where the checksum sits in the header.
@@ -21,22 +23,14 @@ enum SegmentFormat {
     /// Rounds `n` up to the section alignment.
     static func aligned(_ n: Int) -> Int { (n + 15) & ~15 }
 
-    /// The CRC-32 of `bytes`, continuing from `crc` (0 to start).
-    static func crc32(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
-        var crc = UInt(crc)
-        var offset = 0
-        // zlib takes a 32-bit length: large regions go in parts.
-        while offset < bytes.count {
-            let length = min(bytes.count - offset, 1 << 30)
-            crc = CZlib.crc32(
-                crc, bytes.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self), UInt32(length))
-            offset += length
-        }
-        return UInt32(truncatingIfNeeded: crc)
+    /// The checksum of `bytes`: the low 32 bits of their XXH3-64.
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(truncatingIfNeeded: XXH3_64bits(bytes.baseAddress, bytes.count))
     }
 
-    /// Checks a segment region's checksum against its bytes, read with `pread` for a mapped file
-    /// (so the check leaves nothing resident; see ``ByteRegion/copy(from:count:to:)``).
+    /// Checks a region's checksum (at ``checksumOffset``, over every byte after the header)
+    /// against its bytes, read with `pread` for a mapped file (so the check leaves nothing
+    /// resident; see ``ByteRegion/copy(from:count:to:)``).
     ///
     /// - Throws: ``SearchError/Code/storage`` when they differ.
     ///
@@ -49,7 +43,11 @@ enum SegmentFormat {
         let stored = region.bytes(at: checksumOffset, count: 4).withUnsafeBytes {
             UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))
         }
-        var crc: UInt32 = 0
+        guard let state = XXH3_createState() else {
+            throw SearchError(code: .storage, message: "cannot check the \(what): out of memory")
+        }
+        defer { XXH3_freeState(state) }
+        XXH3_64bits_reset(state)
         var offset = headerSize
         let chunk = 1 << 20
         var buffer = [UInt8](repeating: 0, count: chunk)
@@ -57,13 +55,14 @@ enum SegmentFormat {
             let count = min(chunk, region.count - offset)
             buffer.withUnsafeMutableBytes { out in
                 region.copy(from: region.base + offset, count: count, to: out.baseAddress!)
-                crc = crc32(UnsafeRawBufferPointer(rebasing: out[0..<count]), continuing: crc)
+                _ = XXH3_64bits_update(state, out.baseAddress, count)
             }
             offset += count
         }
-        guard crc == stored else {
+        let computed = UInt32(truncatingIfNeeded: XXH3_64bits_digest(state))
+        guard computed == stored else {
             throw SearchError(
-                code: .storage, message: "\(what) is damaged (checksum \(crc) where \(stored) was written)")
+                code: .storage, message: "\(what) is damaged (checksum \(computed) where \(stored) was written)")
         }
     }
 }
@@ -204,7 +203,7 @@ struct SectionWriter {
                 UnsafeMutableRawBufferPointer(rebasing: out[offsets[i]..<(offsets[i] + section.bytes.count)])
                     .copyBytes(from: section.bytes)
             }
-            let checksum = SegmentFormat.crc32(UnsafeRawBufferPointer(rebasing: out[SegmentFormat.headerSize...]))
+            let checksum = SegmentFormat.checksum(UnsafeRawBufferPointer(rebasing: out[SegmentFormat.headerSize...]))
             out.storeBytes(of: checksum.littleEndian, toByteOffset: SegmentFormat.checksumOffset, as: UInt32.self)
         }
     }
