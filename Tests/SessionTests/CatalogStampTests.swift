@@ -10,74 +10,65 @@ import Testing
 /// A restart takes the catalog file's fingerprint from the manifest when the file's stamp says it
 /// has not changed, and reads the file whenever the stamp cannot vouch for that.
 @Suite struct CatalogStampTests {
-    /// A catalog file in a fresh temporary directory.
-    final class CatalogOnDisk {
-        let directory = NSTemporaryDirectory() + "vi-continue-stamp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        var path: String { directory + "/catalog.jsonl" }
-
-        init(_ text: String = Fixtures.jsonl) throws {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-        }
-
-        /// Appends to the file in place (same inode, a larger size).
-        func append(_ text: String) throws {
-            let handle = try #require(FileHandle(forWritingAtPath: path))
-            try handle.seekToEnd()
-            handle.write(Data(text.utf8))
-            try handle.close()
-        }
-
-        deinit { try? FileManager.default.removeItem(atPath: directory) }
+    /// Appends to the file at `path` in place (same inode, a larger size).
+    static func append(_ text: String, to path: String) throws {
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        handle.write(Data(text.utf8))
+        try handle.close()
     }
 
     /// A clock past the settle time of every file these tests write.
     static func settledNow() -> Int64 { FileStamp.nowNs() + FileStamp.settleTimeNs + 1_000_000_000 }
 
     @Test func aSettledStampVouchesForTheFingerprintAndTheFileIsNotReadAgain() throws {
-        let file = try CatalogOnDisk()
-        let taken = try CatalogLoader.fingerprint(path: file.path, remembered: nil, nowNs: Self.settledNow())
+        let state = try IndexPersistenceTests.StateDirectory()
+        let path = state.catalog
+        let taken = try CatalogLoader.fingerprint(path: path, remembered: nil, nowNs: Self.settledNow())
         #expect(taken.readFile)
-        #expect(taken.value == (try CatalogLoader.fingerprint(path: file.path)))
+        #expect(taken.value == (try CatalogLoader.fingerprint(path: path)))
         let stamp = try #require(taken.stamp)
         // A value no read of the file could give: only the stamp can have vouched for it.
-        let again = try CatalogLoader.fingerprint(path: file.path, remembered: ("remembered", stamp))
+        let again = try CatalogLoader.fingerprint(path: path, remembered: ("remembered", stamp))
         #expect(again == CatalogFingerprint(value: "remembered", stamp: stamp, readFile: false))
     }
 
     @Test func aFileWrittenWithinTheSettleTimeGetsNoStamp() throws {
-        let file = try CatalogOnDisk()
-        let taken = try CatalogLoader.fingerprint(path: file.path, remembered: nil)
+        let state = try IndexPersistenceTests.StateDirectory()
+        let path = state.catalog
+        let taken = try CatalogLoader.fingerprint(path: path, remembered: nil)
         #expect(taken.readFile)
         #expect(taken.stamp == nil)
-        #expect(try CatalogLoader.load(path: file.path).stamp == nil)
+        #expect(try CatalogLoader.load(path: path).stamp == nil)
     }
 
     @Test func aFileChangedSinceIsReadAgain() throws {
-        let file = try CatalogOnDisk()
+        let state = try IndexPersistenceTests.StateDirectory()
+        let path = state.catalog
         let stamp = try #require(
-            try CatalogLoader.fingerprint(path: file.path, remembered: nil, nowNs: Self.settledNow()).stamp)
+            try CatalogLoader.fingerprint(path: path, remembered: nil, nowNs: Self.settledNow()).stamp)
         // Appended in place: same inode, another size.
-        try file.append("\n")
-        var taken = try CatalogLoader.fingerprint(path: file.path, remembered: ("remembered", stamp))
+        try Self.append("\n", to: path)
+        var taken = try CatalogLoader.fingerprint(path: path, remembered: ("remembered", stamp))
         #expect(taken.readFile)
-        #expect(taken.value == (try CatalogLoader.fingerprint(path: file.path)))
+        #expect(taken.value == (try CatalogLoader.fingerprint(path: path)))
         // Another file of the same size renamed over it: another inode.
-        let current = try #require(FileStamp.of(file.path))
-        try String(repeating: "x", count: Int(current.size)).write(toFile: file.path, atomically: true, encoding: .utf8)
-        #expect(FileStamp.of(file.path)?.size == current.size)
-        taken = try CatalogLoader.fingerprint(path: file.path, remembered: ("remembered", current))
+        let current = try #require(FileStamp.of(path))
+        try String(repeating: "x", count: Int(current.size)).write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(FileStamp.of(path)?.size == current.size)
+        taken = try CatalogLoader.fingerprint(path: path, remembered: ("remembered", current))
         #expect(taken.readFile)
         #expect(taken.value != "remembered")
     }
 
     @Test func aModificationTimeSetBackStillChangesTheStamp() throws {
-        let file = try CatalogOnDisk()
+        let state = try IndexPersistenceTests.StateDirectory()
+        let path = state.catalog
         let stamp = try #require(
-            try CatalogLoader.fingerprint(path: file.path, remembered: nil, nowNs: Self.settledNow()).stamp)
+            try CatalogLoader.fingerprint(path: path, remembered: nil, nowNs: Self.settledNow()).stamp)
         // Past the file clock's tick, so the change time can move.
         Thread.sleep(forTimeInterval: 0.05)
-        let handle = try #require(FileHandle(forUpdatingAtPath: file.path))
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
         handle.write(Data("[".utf8))
         try handle.close()
         // Same size, and the modification time put back as `touch -r` would.
@@ -85,13 +76,13 @@ import Testing
             timespec(tv_sec: Int(stamp.modifiedNs / 1_000_000_000), tv_nsec: Int(stamp.modifiedNs % 1_000_000_000)),
             timespec(tv_sec: Int(stamp.modifiedNs / 1_000_000_000), tv_nsec: Int(stamp.modifiedNs % 1_000_000_000)),
         ]
-        #expect(utimensat(AT_FDCWD, file.path, &times, 0) == 0)
-        let now = try #require(FileStamp.of(file.path))
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        let now = try #require(FileStamp.of(path))
         #expect(now.size == stamp.size && now.modifiedNs == stamp.modifiedNs && now.inode == stamp.inode)
         #expect(now != stamp)
-        let taken = try CatalogLoader.fingerprint(path: file.path, remembered: ("remembered", stamp))
+        let taken = try CatalogLoader.fingerprint(path: path, remembered: ("remembered", stamp))
         #expect(taken.readFile)
-        #expect(taken.value == (try CatalogLoader.fingerprint(path: file.path)))
+        #expect(taken.value == (try CatalogLoader.fingerprint(path: path)))
     }
 
     @Test func aManifestWrittenBeforeStampsWereKeptStillReads() throws {
