@@ -499,9 +499,11 @@ extension SearchEngine {
         }
         return shown
     }
+
     /// The first `k` of `elements` by `precedes`, in that order (equal ones in the order they
     /// come, as a stable sort leaves them): one comparison with the last kept for most. Facet
-    /// values tied at a threshold are sifted this way, as values or as value numbers.
+    /// values tied at a threshold are sifted this way, as values or as value numbers, and
+    /// ``top(_:_:by:)`` keeps a few hits in a sort order.
     static func first<Elements: Sequence>(
         _ k: Int, of elements: Elements, by precedes: (Elements.Element, Elements.Element) -> Bool
     ) -> [Elements.Element] {

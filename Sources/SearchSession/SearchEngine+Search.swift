@@ -449,21 +449,12 @@ extension SearchEngine {
     /// The first `k` candidates by `less` over their positions, without sorting them all when
     /// `k` is small.
     static func top<Element>(_ list: [Element], _ k: Int, by less: (Int, Int) -> Bool) -> [Element] {
-        var kept = [Int]()
         if k * 4 >= list.count {
-            kept = Array(list.indices)
-            kept.sort(by: less)
-            return kept.prefix(k).map { list[$0] }
+            var positions = Array(list.indices)
+            positions.sort(by: less)
+            return positions.prefix(k).map { list[$0] }
         }
-        kept.reserveCapacity(k + 1)
-        for i in list.indices {
-            if kept.count == k, let worst = kept.last, !less(i, worst) { continue }
-            var j = kept.count
-            while j > 0 && less(i, kept[j - 1]) { j -= 1 }
-            kept.insert(i, at: j)
-            if kept.count > k { kept.removeLast() }
-        }
-        return kept.map { list[$0] }
+        return first(k, of: list.indices, by: less).map { list[$0] }
     }
 }
 

@@ -372,10 +372,10 @@ final class FacetTally {
     /// A tally of `numbering`, empty or starting from `counts` (made in a numbering it extends
     /// with layouts kept; the values it adds start at 0), to count some documents in or out.
     init(_ numbering: FacetNumbering, startingFrom counts: FacetCounts? = nil) {
-        types = Self.counts(numbering.typeNames.count, startingWith: counts?.types)
-        categories = Self.counts(numbering.categoryNames.count, startingWith: counts?.categories)
-        values = Self.counts(numbering.valueLabels.count, startingWith: counts?.values)
-        buckets = Self.counts(Int(numbering.bucketStart.last ?? 0), startingWith: counts?.buckets)
+        types = Self.countBuffer(numbering.typeNames.count, startingWith: counts?.types)
+        categories = Self.countBuffer(numbering.categoryNames.count, startingWith: counts?.categories)
+        values = Self.countBuffer(numbering.valueLabels.count, startingWith: counts?.values)
+        buckets = Self.countBuffer(Int(numbering.bucketStart.last ?? 0), startingWith: counts?.buckets)
         textNumbers = counts?.textNumbers ?? [:]
         seen = filledBuffer(numbering.attributeNames.count, false)
         let attributes = numbering.attributeNames.count
@@ -394,7 +394,7 @@ final class FacetTally {
 
     /// `count` counts: `start`'s, then zeros. Each written once: zeroing the whole buffer and
     /// then copying the counts over it wrote a write's 7 MB of archive-1m's value counts twice.
-    private static func counts(_ count: Int, startingWith start: [Int32]?) -> UnsafeMutableBufferPointer<Int32> {
+    private static func countBuffer(_ count: Int, startingWith start: [Int32]?) -> UnsafeMutableBufferPointer<Int32> {
         guard let start, !start.isEmpty else { return filledBuffer(count, 0) }
         let buffer = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(count, 1))
         let copied = min(start.count, count)
