@@ -36,6 +36,8 @@ public final class SearchEngine: Sendable {
         var merging = false
         /// Whether merges wait (see ``holdMerges()``).
         var mergesHeld = false
+        /// When writes may queue a trim of the heap (see ``returnMemoryAfterWrite()``).
+        var writeTrims = TrimPacing(interval: .seconds(1))
         /// The files checkpoints wrote for heap segments, by segment serial.
         var persisted: [UInt64: String] = [:]
         /// The catalog file's bad lines, kept for the manifest.
@@ -375,7 +377,23 @@ public final class SearchEngine: Sendable {
             return CatalogUpdate(applied: applied, catalogVersion: version, errors: errors)
         }
         scheduleMerge()
+        returnMemoryAfterWrite()
         return update
+    }
+
+    /// Queues a trim of the heap behind the write that just ended, at most one a second.
+    ///
+    /// A write frees about what it carried over (the kept term counts, copied into the next
+    /// snapshot) and what decoding and analysing its batch took: an upsert of 100 freed about 5
+    /// MiB on a 100k catalog, which glibc kept resident until the next periodic trim, seconds
+    /// later. The trim runs on the merge lane, after the write's answer.
+    private func returnMemoryAfterWrite() {
+        let now = ContinuousClock.now
+        guard state.withLock({ $0.writeTrims.claim(at: now) }) else { return }
+        mergeLane.enqueue { [self] in
+            releaseFreeMemory()
+            state.withLock { $0.writeTrims.ran() }
+        }
     }
 
     /// Makes the snapshot `make` builds (with its generation) current, and retires the old one for
