@@ -36,7 +36,7 @@ public final class SearchEngine: Sendable {
         var merging = false
         /// Whether merges wait (see ``holdMerges()``).
         var mergesHeld = false
-        /// When writes may queue a trim of the heap (see ``returnMemoryAfterWrite()``).
+        /// Which writes queue a trim of the heap (see ``returnMemoryAfterWrite()``).
         var writeTrims = TrimPacing(interval: .seconds(1))
         /// The files checkpoints wrote for heap segments, by segment serial.
         var persisted: [UInt64: String] = [:]
@@ -381,7 +381,8 @@ public final class SearchEngine: Sendable {
         return update
     }
 
-    /// Queues a trim of the heap behind the write that just ended, at most one a second.
+    /// Queues a trim of the heap behind the write that just ended, when it follows a quiet second
+    /// (see ``TrimPacing``).
     ///
     /// A write frees about what it carried over (the kept term counts, copied into the next
     /// snapshot) and what decoding and analysing its batch took: an upsert of 100 freed about 5
