@@ -118,4 +118,29 @@ import Testing
             #expect(Analyzer.tokens(text) == Self.referenceTokens(text), "\(text.unicodeScalars.map { $0.value })")
         }
     }
+
+    @Test func textOfTabledScalarsOnlyFoldsFromItsBytesAsTheReferenceDoes() {
+        // Texts with no scalar past the table take the path that reads their UTF-8 bytes: one-,
+        // two- and three-byte scalars, marks, apostrophes (both), vulgar fractions (which fold
+        // scalar by scalar), between ASCII words.
+        var rng = SplitMix64(state: 11)
+        let pools: [ClosedRange<UInt32>] = [
+            0x20...0x7e, 0x41...0x5a, 0x27...0x27, 0x2019...0x2019, 0xa0...0x24f, 0x300...0x36f, 0x370...0x3ff,
+            0x400...0x4ff, 0x5d0...0x5ea, 0x900...0x97f, 0x1e00...0x1eff, 0x2000...0x206f, 0x2070...0x218f,
+            0x2460...0x24ff, 0x2e80...0x2fff,
+        ]
+        var tabledOnly = 0
+        for _ in 0..<4_000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 1...32, using: &rng) {
+                let pool = pools[Int.random(in: 0..<pools.count, using: &rng)]
+                if let scalar = Unicode.Scalar(UInt32.random(in: pool, using: &rng)) {
+                    text.unicodeScalars.append(scalar)
+                }
+            }
+            if text.unicodeScalars.allSatisfy({ $0.value < ScalarFolds.tabled }) { tabledOnly += 1 }
+            #expect(Analyzer.tokens(text) == Self.referenceTokens(text), "\(text.unicodeScalars.map { $0.value })")
+        }
+        #expect(tabledOnly == 4_000)
+    }
 }
