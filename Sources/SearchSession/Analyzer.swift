@@ -323,8 +323,8 @@ struct ScalarFolds: Sendable {
     ///
     /// The same folds as ``fold(of:)``, decoded from the bytes and read from the tables in
     /// place: a `Fold` per scalar held the table's bytes as a slice, and retaining and releasing
-    /// it was half of analysing a catalog's accented text (an upsert of 100 archive entities
-    /// spent a fifth of its time there).
+    /// it was a third of analysing a catalog's accented text (analysis was a quarter of an
+    /// upsert of 100 archive entities).
     func tokens(ofTabledText text: UnsafeBufferPointer<UInt8>) -> [String]? {
         var tokens = TokenWriter()
         return kind.withUnsafeBufferPointer { kind in

@@ -1,8 +1,8 @@
 /// When a write may queue a trim of the heap: only a write that follows a quiet `interval` (no
 /// write in it), and not while the last trim queued has not run. A steady write load then
 /// queues one trim, at its first write, and leaves the rest to the periodic trim: each trim
-/// walks the heap's free blocks with its arenas locked, and once a second under 1,000
-/// upserts/s that showed in the Captures' p99 beside the writes.
+/// walks the heap's free blocks with its arenas locked, so a search that allocates meanwhile
+/// waits for it, and under steady writes the periodic trim already keeps the heap in bounds.
 struct TrimPacing {
     /// How long without a write makes the next one worth a trim.
     let interval: Duration
