@@ -108,21 +108,27 @@ import Testing
             0x4e00...0x4e40, 0xac00...0xac40, 0x1f600...0x1f640,
         ]
         for _ in 0..<2_000 {
-            var text = ""
-            for _ in 0..<Int.random(in: 1...24, using: &rng) {
-                let pool = pools[Int.random(in: 0..<pools.count, using: &rng)]
-                if let scalar = Unicode.Scalar(UInt32.random(in: pool, using: &rng)) {
-                    text.unicodeScalars.append(scalar)
-                }
-            }
+            let text = Self.randomText(of: 1...24, from: pools, using: &rng)
             #expect(Analyzer.tokens(text) == Self.referenceTokens(text), "\(text.unicodeScalars.map { $0.value })")
         }
+    }
+
+    /// A text of a random number (in `length`) of scalars, each from a random one of `pools`.
+    static func randomText(
+        of length: ClosedRange<Int>, from pools: [ClosedRange<UInt32>], using rng: inout SplitMix64
+    ) -> String {
+        var text = ""
+        for _ in 0..<Int.random(in: length, using: &rng) {
+            let pool = pools[Int.random(in: 0..<pools.count, using: &rng)]
+            if let scalar = Unicode.Scalar(UInt32.random(in: pool, using: &rng)) { text.unicodeScalars.append(scalar) }
+        }
+        return text
     }
 
     @Test func textOfTabledScalarsOnlyFoldsFromItsBytesAsTheReferenceDoes() {
         // Texts with no scalar past the table take the path that reads their UTF-8 bytes: one-,
         // two- and three-byte scalars, marks, apostrophes (both), vulgar fractions (which fold
-        // scalar by scalar), between ASCII words.
+        // scalar by scalar), upper and lower case.
         var rng = SplitMix64(state: 11)
         let pools: [ClosedRange<UInt32>] = [
             0x20...0x7e, 0x41...0x5a, 0x27...0x27, 0x2019...0x2019, 0xa0...0x24f, 0x300...0x36f, 0x370...0x3ff,
@@ -131,13 +137,7 @@ import Testing
         ]
         var tabledOnly = 0
         for _ in 0..<4_000 {
-            var text = ""
-            for _ in 0..<Int.random(in: 1...32, using: &rng) {
-                let pool = pools[Int.random(in: 0..<pools.count, using: &rng)]
-                if let scalar = Unicode.Scalar(UInt32.random(in: pool, using: &rng)) {
-                    text.unicodeScalars.append(scalar)
-                }
-            }
+            let text = Self.randomText(of: 1...32, from: pools, using: &rng)
             if text.unicodeScalars.allSatisfy({ $0.value < ScalarFolds.tabled }) { tabledOnly += 1 }
             #expect(Analyzer.tokens(text) == Self.referenceTokens(text), "\(text.unicodeScalars.map { $0.value })")
         }
