@@ -443,7 +443,6 @@ def main():
             return None
         return tantivy_facets(result)
 
-
     ours = [exact_facets(q) for q in queries]
     if None in ours:
         print(f"tantivy: {ours.count(None)} of {len(queries)} queries have an attribute with more than "

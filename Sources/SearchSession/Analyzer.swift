@@ -52,7 +52,6 @@ public struct Analyzer: Sendable {
 
     /// Folded tokens before stemming: lower-case, diacritics removed, split on non-alphanumerics.
     public static func tokens(_ text: String) -> [String] {
-        if let ascii = asciiTokens(text) { return ascii }
         var text = text
         if let tabled = text.withUTF8({ ScalarFolds.shared.tokens(ofTabledText: $0) }) { return tabled }
         var tokens = TokenWriter()
@@ -83,24 +82,6 @@ public struct Analyzer: Sendable {
             for scalar in text.unicodeScalars { add(scalar) }
         }
         return tokens.finished()
-    }
-
-    /// The fast path for ASCII text (most catalog fields): bytes, no Unicode tables.
-    private static func asciiTokens(_ text: String) -> [String]? {
-        var text = text
-        return text.withUTF8 { bytes -> [String]? in
-            var tokens = TokenWriter()
-            for b in bytes {
-                if b >= 0x80 { return nil }
-                switch b {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): tokens.add(letter: b)
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"): tokens.add(letter: b + 32)
-                case UInt8(ascii: "'"): tokens.add(.apostrophe)
-                default: tokens.add(.separator)
-                }
-            }
-            return tokens.finished()
-        }
     }
 
     fileprivate static let special: [Unicode.Scalar: String] = [
@@ -324,7 +305,7 @@ struct ScalarFolds: Sendable {
     /// The same folds as ``fold(of:)``, decoded from the bytes and read from the tables in
     /// place: a `Fold` per scalar held the table's bytes as a slice, and retaining and releasing
     /// it was a third of analysing a catalog's accented text (analysis was a quarter of an
-    /// upsert of 100 archive entities).
+    /// upsert of 100 archive entities). ASCII (most catalog fields) folds without the tables.
     func tokens(ofTabledText text: UnsafeBufferPointer<UInt8>) -> [String]? {
         var tokens = TokenWriter()
         return kind.withUnsafeBufferPointer { kind in
@@ -336,8 +317,15 @@ struct ScalarFolds: Sendable {
                         let lead = text[position]
                         let value: Int
                         if lead < 0x80 {
-                            value = Int(lead)
+                            switch lead {
+                            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                                tokens.add(letter: lead)
+                            case UInt8(ascii: "A")...UInt8(ascii: "Z"): tokens.add(letter: lead + 32)
+                            case UInt8(ascii: "'"): tokens.add(.apostrophe)
+                            default: tokens.add(.separator)
+                            }
                             position += 1
+                            continue
                         } else if lead < 0xE0 {
                             value = Int(lead & 0x1F) << 6 | Int(text[position + 1] & 0x3F)
                             position += 2

@@ -387,10 +387,16 @@ public final class SearchEngine: Sendable {
     /// A write frees about what it carried over (the kept term counts, copied into the next
     /// snapshot) and what decoding and analysing its batch took: an upsert of 100 freed about 5
     /// MiB on a 100k catalog, which glibc kept resident until the next periodic trim, seconds
-    /// later. The trim runs on the merge lane, after the write's answer.
+    /// later. The trim runs on the merge lane, after the write's answer; when a merge is queued
+    /// or running there, the trim it ends with returns the write's memory too.
     private func returnMemoryAfterWrite() {
         let now = ContinuousClock.now
-        guard state.withLock({ $0.writeTrims.claim(at: now) }) else { return }
+        let queue = state.withLock { state in
+            guard state.writeTrims.claim(at: now) else { return false }
+            if state.merging { state.writeTrims.ran() }
+            return !state.merging
+        }
+        guard queue else { return }
         mergeLane.enqueue { [self] in
             releaseFreeMemory()
             state.withLock { $0.writeTrims.ran() }
