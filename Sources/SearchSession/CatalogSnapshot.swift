@@ -43,19 +43,17 @@ public final class CatalogSnapshot: Sendable {
         var everything: FacetCounts?
         var topCategories: [FacetValue]?
         /// Facet counts of the live documents that have a term, for the terms that were worth it
-        /// (see ``SearchEngine/termWorthCounting(_:hits:in:from:)``), oldest first.
-        var termCounts: [String: FacetCounts] = [:]
-        var termOrder: [String] = []
-        var termBytes = 0
+        /// (see ``SearchEngine/termWorthCounting(_:hits:in:from:)``).
+        var terms = KeptTermCounts()
         /// False once the snapshot is replaced: its term counts were carried over to the next
         /// one, and a copy kept here too would hold the budget twice.
         var keepsTermCounts = true
     }
 
-    /// The most bytes of term counts a snapshot keeps; the oldest go first past it. A term's
-    /// counts take four bytes a facet value: 0.75 MB on archive-100k's 180,000 values, where 8
-    /// MiB held 7.5 MiB of them at the end of a Capture load; with 4, its heap ended 7–10 MiB
-    /// lower and its Capture latencies within noise (recipes' terms take a tenth of that).
+    /// The most bytes of term counts a snapshot keeps (see ``KeptTermCounts`` for which). A
+    /// term's counts take about a byte a facet value (see ``CompactFacetCounts``): 0.18 MB on
+    /// archive-100k's 180,000 values. At four bytes a value, 8 MiB held 7.5 MiB of them at the
+    /// end of a Capture load, and the heap ended 7–10 MiB lower with 4.
     static let termCountsBudget = 4 << 20
 
     /// Assembles a snapshot.
@@ -134,9 +132,7 @@ public final class CatalogSnapshot: Sendable {
         guard previous.segments.count <= segments.count,
             zip(previous.segments, segments).allSatisfy({ $0 === $1 })
         else { return }
-        let (numbering, everything, termCounts, termOrder) = previous.derived.withLock {
-            ($0.numbering, $0.everything, $0.termCounts, $0.termOrder)
-        }
+        let (numbering, everything, terms) = previous.derived.withLock { ($0.numbering, $0.everything, $0.terms) }
         guard let numbering else { return }
         let added = previous.segments.count..<segments.count
         let extended = added.isEmpty ? numbering : numbering.extended(with: segments[added])
@@ -149,27 +145,20 @@ public final class CatalogSnapshot: Sendable {
             for local in 0..<segments[si].count where !deletes[si].contains(local) { addedDocs.append((si, local)) }
         }
         let inherited = everything.map { updated($0, numbering: extended, removing: removed, adding: addedDocs) }
-        var inheritedTerms = [String: FacetCounts]()
-        var bytes = 0
         // A write carries the counts over before it answers; searches go between terms.
         var yieldPoint = YieldPoint()
-        for term in termOrder {
+        let inheritedTerms = terms.updating { term, counts in
             yieldPoint.pass()
-            guard let counts = termCounts[term] else { continue }
             // Numbered in this snapshot's cache: the terms worth counting are the searched ones.
-            let numbers = terms(TermKey(term)).numbers
+            let numbers = self.terms(TermKey(term)).numbers
             let removedHaving = zip(removed, documents(removed, having: numbers)).filter(\.1).map(\.0)
             let addedHaving = zip(addedDocs, documents(addedDocs, having: numbers)).filter(\.1).map(\.0)
-            let kept = updated(counts, numbering: extended, removing: removedHaving, adding: addedHaving)
-            inheritedTerms[term] = kept
-            bytes += kept.bytes
+            return updated(counts, numbering: extended, removing: removedHaving, adding: addedHaving)
         }
         derived.withLock {
             $0.numbering = extended
             $0.everything = inherited
-            $0.termCounts = inheritedTerms
-            $0.termOrder = termOrder.filter { inheritedTerms[$0] != nil }
-            $0.termBytes = bytes
+            $0.terms = inheritedTerms
         }
     }
 
@@ -189,8 +178,6 @@ public final class CatalogSnapshot: Sendable {
         }
     }
 
-    /// `counts` (in a numbering that `numbering` extends) without `removing`'s documents and with
-    /// `adding`'s, in `numbering`.
     /// Which of `docs` have the term each segment numbers as in `numbers`: each segment's list
     /// read once, not once a document.
     private func documents(_ docs: [(segment: Int, local: Int)], having numbers: [Int32]) -> [Bool] {
@@ -206,15 +193,35 @@ public final class CatalogSnapshot: Sendable {
         return found
     }
 
+    /// `counts` (in a numbering that `numbering` extends) without `removing`'s documents and with
+    /// `adding`'s, in `numbering`.
     private func updated(
         _ counts: FacetCounts, numbering: FacetNumbering, removing: [(segment: Int, local: Int)],
         adding: [(segment: Int, local: Int)]
     ) -> FacetCounts {
         guard !removing.isEmpty || !adding.isEmpty else { return counts.padded(to: numbering) }
-        let tally = FacetTally(numbering, startingFrom: counts)
+        return counted(FacetTally(numbering, startingFrom: counts), numbering, removing: removing, adding: adding)
+            .counts
+    }
+
+    /// Kept term counts, updated as ``updated(_:numbering:removing:adding:)`` updates counts.
+    private func updated(
+        _ counts: CompactFacetCounts, numbering: FacetNumbering, removing: [(segment: Int, local: Int)],
+        adding: [(segment: Int, local: Int)]
+    ) -> CompactFacetCounts {
+        guard !removing.isEmpty || !adding.isEmpty else { return counts.padded(to: numbering) }
+        return CompactFacetCounts(
+            counted(FacetTally(numbering, startingFrom: counts), numbering, removing: removing, adding: adding))
+    }
+
+    /// `tally` with `removing`'s documents counted out and `adding`'s in.
+    private func counted(
+        _ tally: FacetTally, _ numbering: FacetNumbering, removing: [(segment: Int, local: Int)],
+        adding: [(segment: Int, local: Int)]
+    ) -> FacetTally {
         for (si, local) in removing { tally.add(local, of: segments[si], numbering.segmentNumbers[si], sign: -1) }
         for (si, local) in adding { tally.add(local, of: segments[si], numbering.segmentNumbers[si]) }
-        return tally.counts
+        return tally
     }
 
     /// Computes now what the first search would otherwise compute: the facet numbering, the
@@ -233,9 +240,7 @@ public final class CatalogSnapshot: Sendable {
     /// stay (see ``SearchEngine``'s install); the few searches still on it count their hits.
     func stopKeepingTermCounts() {
         derived.withLock {
-            $0.termCounts = [:]
-            $0.termOrder = []
-            $0.termBytes = 0
+            $0.terms.removeAll()
             $0.keepsTermCounts = false
         }
     }
@@ -389,24 +394,19 @@ public final class CatalogSnapshot: Sendable {
         return counts
     }
 
-    /// The kept facet counts of the live documents that have `term`, if any.
-    func termCounts(_ term: String) -> FacetCounts? {
-        derived.withLock { $0.termCounts[term] }
+    /// The kept facet counts of the live documents that have `term`, if any; the ask counts
+    /// toward the term's place (see ``KeptTermCounts``).
+    func termCounts(_ term: String) -> CompactFacetCounts? {
+        derived.withLock { $0.terms.ask(term) }
     }
 
-    /// Keeps `counts` as the facet counts of the live documents that have `term`.
+    /// Keeps `counts` as the facet counts of the live documents that have `term`, if they fit or
+    /// the term was asked for more often than those they would push out (see ``KeptTermCounts``).
     func keepTermCounts(_ counts: FacetCounts, of term: String) {
-        let bytes = counts.bytes
-        guard bytes <= Self.termCountsBudget else { return }
+        let counts = CompactFacetCounts(counts)
         derived.withLock { derived in
-            guard derived.keepsTermCounts, derived.termCounts[term] == nil else { return }
-            while derived.termBytes + bytes > Self.termCountsBudget, !derived.termOrder.isEmpty {
-                let oldest = derived.termOrder.removeFirst()
-                derived.termBytes -= derived.termCounts.removeValue(forKey: oldest)?.bytes ?? 0
-            }
-            derived.termCounts[term] = counts
-            derived.termOrder.append(term)
-            derived.termBytes += bytes
+            guard derived.keepsTermCounts else { return }
+            derived.terms.keep(counts, of: term, budget: Self.termCountsBudget)
         }
     }
 

@@ -78,7 +78,7 @@ extension SearchEngine {
     /// other documents. A term with fewer documents than hits cannot cover them and is never used.
     static func termWorthCounting(
         _ covering: [String], hits: Int, in snapshot: CatalogSnapshot, from: Int
-    ) -> (term: String, kept: FacetCounts?)? {
+    ) -> (term: String, kept: CompactFacetCounts?)? {
         guard hits >= from,
             let rarest = covering.map({ ($0, TextIndex.documentFrequency($0, in: snapshot)) }).min(by: { $0.1 < $1.1 }),
             rarest.1 >= hits, hits * 2 >= rarest.1
