@@ -59,6 +59,23 @@ import Testing
         #expect(Set(kept.order) == Set((0..<10).map { "new\($0)" }))
     }
 
+    @Test func admitsSaysBeforehandWhetherCountsWouldBeKept() {
+        var kept = KeptTermCounts()
+        for index in 0..<10 { _ = Self.search("old\(index)", in: &kept) }
+        for index in 1..<10 { _ = Self.search("old\(index)", in: &kept) }
+        _ = kept.ask("new")
+        #expect(!kept.admits("new", bytes: 100, budget: 1_000))
+        _ = kept.ask("new")
+        // Asked twice: it may push out old0 (asked once), but not a second term (asked twice).
+        #expect(kept.admits("new", bytes: 100, budget: 1_000))
+        #expect(!kept.admits("new", bytes: 200, budget: 1_000))
+        #expect(!kept.admits("old3", bytes: 100, budget: 1_000))
+        #expect(!kept.admits("new", bytes: 2_000, budget: 1_000))
+        kept.keep(Self.counts(bytes: 100), of: "new", budget: 1_000)
+        #expect(kept.counts["new"] != nil)
+        #expect(kept.counts["old0"] == nil)
+    }
+
     @Test func countsLargerThanTheBudgetAreNotKept() {
         var kept = KeptTermCounts()
         _ = kept.ask("huge")

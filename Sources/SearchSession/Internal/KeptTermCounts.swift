@@ -40,29 +40,43 @@ struct KeptTermCounts: Sendable {
     /// often than `term`.
     mutating func keep(_ termCounts: CompactFacetCounts, of term: String, budget: Int) {
         let needed = termCounts.bytes
-        guard counts[term] == nil, needed <= budget else { return }
-        var pushedOut = [String]()
-        var freed = 0
-        if bytes + needed > budget {
-            let asked = asks[term, default: 0]
-            let candidates = order.indices.sorted {
-                let left = asks[order[$0], default: 0]
-                let right = asks[order[$1], default: 0]
-                return left != right ? left < right : $0 < $1
-            }
-            for position in candidates where bytes - freed + needed > budget {
-                let candidate = order[position]
-                guard asks[candidate, default: 0] < asked else { return }
-                pushedOut.append(candidate)
-                freed += counts[candidate]?.bytes ?? 0
-            }
+        guard let pushedOut = placeFor(term, bytes: needed, budget: budget) else { return }
+        for candidate in pushedOut {
+            bytes -= counts[candidate]?.bytes ?? 0
+            counts[candidate] = nil
         }
-        for candidate in pushedOut { counts[candidate] = nil }
         if !pushedOut.isEmpty { order.removeAll { counts[$0] == nil } }
-        bytes -= freed
         counts[term] = termCounts
         order.append(term)
         bytes += needed
+    }
+
+    /// Whether counts of `bytes` bytes for `term` would be kept (see ``keep(_:of:budget:)``):
+    /// asked before making them, which costs a pass over every value.
+    func admits(_ term: String, bytes: Int, budget: Int) -> Bool {
+        placeFor(term, bytes: bytes, budget: budget) != nil
+    }
+
+    /// The terms that counts of `needed` bytes for `term` would push out, or `nil` when they
+    /// would not be kept.
+    private func placeFor(_ term: String, bytes needed: Int, budget: Int) -> [String]? {
+        guard counts[term] == nil, needed <= budget else { return nil }
+        guard bytes + needed > budget else { return [] }
+        let asked = asks[term, default: 0]
+        let candidates = order.indices.sorted {
+            let left = asks[order[$0], default: 0]
+            let right = asks[order[$1], default: 0]
+            return left != right ? left < right : $0 < $1
+        }
+        var pushedOut = [String]()
+        var freed = 0
+        for position in candidates where bytes - freed + needed > budget {
+            let candidate = order[position]
+            guard asks[candidate, default: 0] < asked else { return nil }
+            pushedOut.append(candidate)
+            freed += counts[candidate]?.bytes ?? 0
+        }
+        return pushedOut
     }
 
     /// The same terms and asks with each term's counts made by `update` (in the kept order), or
