@@ -121,8 +121,6 @@ struct ByteCounts: Sendable, Equatable {
         self.largeCounts = largeCounts
     }
 
-    var count: Int { small.count }
-
     var bytes: Int { small.count + 8 * largeSlots.count }
 
     /// Adds slots counting 0 up to `count`.
