@@ -145,19 +145,9 @@ public final class CatalogSnapshot: Sendable {
             for local in 0..<segments[si].count where !deletes[si].contains(local) { addedDocs.append((si, local)) }
         }
         let inherited = everything.map { updated($0, numbering: extended, removing: removed, adding: addedDocs) }
-        // A term's counts are brought up to date in four bytes a count. Past the allocator's
-        // mapping threshold those are a mapping of their own, faulted in over their whole length
-        // for each term on every write (archive-1m, 1.5 million values: two kept terms added 5–8
-        // ms to an upsert of 100); such terms are dropped instead, their asks kept, and the next
-        // search that wants one keeps it again.
-        let counters =
-            extended.typeNames.count + extended.categoryNames.count + extended.valueLabels.count
-            + Int(extended.bucketStart.last ?? 0)
-        let carriesTerms = 4 * counters < SearchEngine.allocatorMappingThreshold
         // A write carries the counts over before it answers; searches go between terms.
         var yieldPoint = YieldPoint()
         let inheritedTerms = terms.updating { term, counts in
-            guard carriesTerms else { return nil }
             yieldPoint.pass()
             // Numbered in this snapshot's cache: the terms worth counting are the searched ones.
             let numbers = self.terms(TermKey(term)).numbers
@@ -210,28 +200,32 @@ public final class CatalogSnapshot: Sendable {
         adding: [(segment: Int, local: Int)]
     ) -> FacetCounts {
         guard !removing.isEmpty || !adding.isEmpty else { return counts.padded(to: numbering) }
-        return counted(FacetTally(numbering, startingFrom: counts), numbering, removing: removing, adding: adding)
-            .counts
+        let tally = FacetTally(numbering, startingFrom: counts)
+        for (si, local) in removing { tally.add(local, of: segments[si], numbering.segmentNumbers[si], sign: -1) }
+        for (si, local) in adding { tally.add(local, of: segments[si], numbering.segmentNumbers[si]) }
+        return tally.counts
     }
 
-    /// Kept term counts, updated as ``updated(_:numbering:removing:adding:)`` updates counts.
+    /// Kept term counts, updated as ``updated(_:numbering:removing:adding:)`` updates counts, but
+    /// counter by counter: through a tally, each term cost four bytes a value written and read
+    /// on every write, and past the allocator's mapping threshold (archive-1m's 1.5 million
+    /// values) a fresh mapping faulted in whole (two kept terms added 5–8 ms to an upsert of 100).
     private func updated(
         _ counts: CompactFacetCounts, numbering: FacetNumbering, removing: [(segment: Int, local: Int)],
         adding: [(segment: Int, local: Int)]
     ) -> CompactFacetCounts {
-        guard !removing.isEmpty || !adding.isEmpty else { return counts.padded(to: numbering) }
-        return CompactFacetCounts(
-            counted(FacetTally(numbering, startingFrom: counts), numbering, removing: removing, adding: adding))
-    }
-
-    /// `tally` with `removing`'s documents counted out and `adding`'s in.
-    private func counted(
-        _ tally: FacetTally, _ numbering: FacetNumbering, removing: [(segment: Int, local: Int)],
-        adding: [(segment: Int, local: Int)]
-    ) -> FacetTally {
-        for (si, local) in removing { tally.add(local, of: segments[si], numbering.segmentNumbers[si], sign: -1) }
-        for (si, local) in adding { tally.add(local, of: segments[si], numbering.segmentNumbers[si]) }
-        return tally
+        var changes = [FacetCounter: Int32]()
+        for (si, local) in removing {
+            numbering.forEachCounter(of: local, in: segments[si], numbering.segmentNumbers[si]) {
+                changes[$0, default: 0] -= 1
+            }
+        }
+        for (si, local) in adding {
+            numbering.forEachCounter(of: local, in: segments[si], numbering.segmentNumbers[si]) {
+                changes[$0, default: 0] += 1
+            }
+        }
+        return counts.padded(to: numbering).applying(changes)
     }
 
     /// Computes now what the first search would otherwise compute: the facet numbering, the

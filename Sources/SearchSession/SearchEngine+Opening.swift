@@ -33,10 +33,6 @@ extension SearchEngine {
         }
     }
 
-    /// Allocations from this size are mapped on their own (see ``boundAllocatorRetention()``):
-    /// each is faulted in page by page again, however often it is made.
-    static let allocatorMappingThreshold = 4 << 20
-
     /// Bounds how much freed heap glibc keeps resident, for a long-running server: allocations
     /// from 4 MiB are mapped on their own, and a heap's free top past 8 MiB goes back to the
     /// system when a block is freed.
@@ -58,7 +54,7 @@ extension SearchEngine {
             let mallopt = unsafeBitCast(symbol, to: SetOption.self)
             let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD in <malloc.h>
             let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD
-            _ = mallopt(mmapThreshold, Int32(allocatorMappingThreshold))
+            _ = mallopt(mmapThreshold, 4 << 20)
             _ = mallopt(trimThreshold, 8 << 20)
             let arenaMaximum: Int32 = -8  // M_ARENA_MAX
             _ = mallopt(arenaMaximum, 2)

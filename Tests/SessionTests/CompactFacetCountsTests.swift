@@ -51,19 +51,51 @@ import Testing
         }
     }
 
-    @Test func aTallyStartsFromThemAsFromTheFourByteCounts() {
+    @Test func changesApplyAsToTheFourByteCounts() {
+        var rng = SplitMix64(state: 13)
+        for round in 0..<50 {
+            var counts = Self.randomFacetCounts(types: 6, categories: 40, values: 1_500, buckets: 12, using: &rng)
+            let compact = CompactFacetCounts(counts)
+            // Changes that carry counts across a byte's edge both ways, and by their text.
+            var changes = [FacetCounter: Int32]()
+            for _ in 0..<200 {
+                let change = [-300, -2, -1, 1, 2, 255, 300].randomElement(using: &rng)!
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0: changes[.type(Int.random(in: 0..<6, using: &rng)), default: 0] += Int32(change)
+                case 1: changes[.category(Int.random(in: 0..<40, using: &rng)), default: 0] += Int32(change)
+                case 2: changes[.value(Int.random(in: 0..<1_500, using: &rng)), default: 0] += Int32(change)
+                default: changes[.bucket(Int.random(in: 0..<12, using: &rng)), default: 0] += Int32(change)
+                }
+            }
+            changes[.textNumber(attribute: 3, label: "2"), default: 0] -= 300
+            changes[.textNumber(attribute: 5, label: "9"), default: 0] += 4
+            for (counter, change) in changes {
+                switch counter {
+                case .type(let slot): counts.types[slot] += change
+                case .category(let slot): counts.categories[slot] += change
+                case .value(let slot): counts.values[slot] += change
+                case .bucket(let slot): counts.buckets[slot] += change
+                case .textNumber(let attribute, let label):
+                    counts.textNumbers[attribute, default: [:]][label, default: 0] += change
+                }
+            }
+            counts.textNumbers = FacetCounts.nonEmpty(counts.textNumbers)
+            let changed = compact.applying(changes)
+            #expect(changed.counts == counts, "round \(round)")
+            // The same bytes as counts made afresh: kept counts compare equal to a recount.
+            #expect(changed == CompactFacetCounts(counts), "round \(round)")
+        }
+    }
+
+    @Test func paddedToANumberingCountsItsNewValuesZero() {
         let snapshot = CatalogSnapshot(version: 1, entities: RandomCatalog.entities(400, seed: 3), synonyms: [])
         let numbering = snapshot.numbering
         var rng = SplitMix64(state: 2)
-        // Made in an older numbering: a few values fewer, which the tally starts at 0.
+        // Made in an older numbering: a few values fewer.
         let counts = Self.randomFacetCounts(
             types: numbering.typeNames.count, categories: numbering.categoryNames.count,
             values: numbering.valueLabels.count - 3, buckets: Int(numbering.bucketStart.last ?? 0), using: &rng)
         let compact = CompactFacetCounts(counts)
-        let fromCompact = FacetTally(numbering, startingFrom: compact)
-        let fromCounts = FacetTally(numbering, startingFrom: counts)
-        #expect(fromCompact.counts == fromCounts.counts)
-        #expect(CompactFacetCounts(fromCompact) == CompactFacetCounts(fromCounts.counts))
         #expect(compact.padded(to: numbering) == CompactFacetCounts(counts.padded(to: numbering)))
         #expect(compact.padded(to: numbering).counts == counts.padded(to: numbering))
     }

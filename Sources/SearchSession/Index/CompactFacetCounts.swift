@@ -13,7 +13,7 @@ struct CompactFacetCounts: Sendable, Equatable {
     private var values: ByteCounts
     private var buckets: ByteCounts
     /// Numbers of attributes that also have strings, counted by their text.
-    let textNumbers: [Int32: [String: Int32]]
+    private(set) var textNumbers: [Int32: [String: Int32]]
 
     init(_ counts: FacetCounts) {
         types = ByteCounts(counts.types)
@@ -21,15 +21,6 @@ struct CompactFacetCounts: Sendable, Equatable {
         values = ByteCounts(counts.values)
         buckets = ByteCounts(counts.buckets)
         textNumbers = counts.textNumbers
-    }
-
-    /// The counts of `tally`, read from its buffers.
-    init(_ tally: FacetTally) {
-        types = ByteCounts(UnsafeBufferPointer(tally.types))
-        categories = ByteCounts(UnsafeBufferPointer(tally.categories))
-        values = ByteCounts(UnsafeBufferPointer(tally.values))
-        buckets = ByteCounts(UnsafeBufferPointer(tally.buckets))
-        textNumbers = FacetCounts.nonEmpty(tally.textNumbers)
     }
 
     /// The counts, four bytes each again.
@@ -52,21 +43,6 @@ struct CompactFacetCounts: Sendable, Equatable {
             textNumbers: FacetCounts.nonEmpty(textNumbers))
     }
 
-    /// Buffers of the counts for a tally of `numbering` (which extends theirs with layouts
-    /// kept: the values it adds count 0), each written once.
-    func buffers(for numbering: FacetNumbering) -> FacetTally.Buffers {
-        func buffer(_ counts: ByteCounts, _ count: Int) -> UnsafeMutableBufferPointer<Int32> {
-            let buffer = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(count, 1))
-            counts.write(into: UnsafeMutableBufferPointer(rebasing: buffer[..<count]))
-            return UnsafeMutableBufferPointer(rebasing: buffer[..<count])
-        }
-        return FacetTally.Buffers(
-            types: buffer(types, numbering.typeNames.count),
-            categories: buffer(categories, numbering.categoryNames.count),
-            values: buffer(values, numbering.valueLabels.count),
-            buckets: buffer(buckets, Int(numbering.bucketStart.last ?? 0)))
-    }
-
     /// These counts in `numbering`, which extends theirs with layouts kept: the values it adds
     /// count 0.
     func padded(to numbering: FacetNumbering) -> CompactFacetCounts {
@@ -76,6 +52,26 @@ struct CompactFacetCounts: Sendable, Equatable {
         padded.values.pad(to: numbering.valueLabels.count)
         padded.buckets.pad(to: Int(numbering.bucketStart.last ?? 0))
         return padded
+    }
+
+    /// These counts changed by `changes` (counters of the same numbering): in place, where
+    /// making them anew from a tally would write and read four bytes a value for each term on
+    /// every write.
+    func applying(_ changes: [FacetCounter: Int32]) -> CompactFacetCounts {
+        var changed = self
+        var textNumbers = self.textNumbers
+        for (counter, change) in changes where change != 0 {
+            switch counter {
+            case .type(let slot): changed.types.add(change, at: slot)
+            case .category(let slot): changed.categories.add(change, at: slot)
+            case .value(let slot): changed.values.add(change, at: slot)
+            case .bucket(let slot): changed.buckets.add(change, at: slot)
+            case .textNumber(let attribute, let label):
+                textNumbers[attribute, default: [:]][label, default: 0] += change
+            }
+        }
+        changed.textNumbers = FacetCounts.nonEmpty(textNumbers)
+        return changed
     }
 
     /// About how many bytes the counts hold.
@@ -122,6 +118,32 @@ struct ByteCounts: Sendable, Equatable {
     }
 
     var bytes: Int { small.count + 8 * largeSlots.count }
+
+    /// Adds `change` to the count of `slot`, moving it into or out of the list as it leaves or
+    /// enters a byte's range; the list stays ascending.
+    mutating func add(_ change: Int32, at slot: Int) {
+        if small[slot] != Self.escape {
+            let count = Int32(small[slot]) &+ change
+            if UInt32(bitPattern: count) < UInt32(Self.escape) {
+                small[slot] = UInt8(truncatingIfNeeded: count)
+            } else {
+                small[slot] = Self.escape
+                let position = largeSlots.partitionPoint { $0 >= Int32(slot) }
+                largeSlots.insert(Int32(slot), at: position)
+                largeCounts.insert(count, at: position)
+            }
+            return
+        }
+        let position = largeSlots.partitionPoint { $0 >= Int32(slot) }
+        let count = largeCounts[position] &+ change
+        if UInt32(bitPattern: count) < UInt32(Self.escape) {
+            small[slot] = UInt8(truncatingIfNeeded: count)
+            largeSlots.remove(at: position)
+            largeCounts.remove(at: position)
+        } else {
+            largeCounts[position] = count
+        }
+    }
 
     /// Adds slots counting 0 up to `count`.
     mutating func pad(to count: Int) {

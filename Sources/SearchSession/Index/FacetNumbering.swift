@@ -371,36 +371,12 @@ final class FacetTally {
 
     /// A tally of `numbering`, empty or starting from `counts` (made in a numbering it extends
     /// with layouts kept; the values it adds start at 0), to count some documents in or out.
-    convenience init(_ numbering: FacetNumbering, startingFrom counts: FacetCounts? = nil) {
-        self.init(
-            numbering,
-            Buffers(
-                types: Self.countBuffer(numbering.typeNames.count, startingWith: counts?.types),
-                categories: Self.countBuffer(numbering.categoryNames.count, startingWith: counts?.categories),
-                values: Self.countBuffer(numbering.valueLabels.count, startingWith: counts?.values),
-                buckets: Self.countBuffer(Int(numbering.bucketStart.last ?? 0), startingWith: counts?.buckets)),
-            textNumbers: counts?.textNumbers ?? [:])
-    }
-
-    /// A tally of `numbering` starting from kept term counts (see ``init(_:startingFrom:)``).
-    convenience init(_ numbering: FacetNumbering, startingFrom counts: CompactFacetCounts) {
-        self.init(numbering, counts.buffers(for: numbering), textNumbers: counts.textNumbers)
-    }
-
-    /// A tally's count buffers, each as long as its numbering's numbers; the tally deallocates them.
-    struct Buffers {
-        var types: UnsafeMutableBufferPointer<Int32>
-        var categories: UnsafeMutableBufferPointer<Int32>
-        var values: UnsafeMutableBufferPointer<Int32>
-        var buckets: UnsafeMutableBufferPointer<Int32>
-    }
-
-    private init(_ numbering: FacetNumbering, _ buffers: Buffers, textNumbers: [Int32: [String: Int32]]) {
-        types = buffers.types
-        categories = buffers.categories
-        values = buffers.values
-        buckets = buffers.buckets
-        self.textNumbers = textNumbers
+    init(_ numbering: FacetNumbering, startingFrom counts: FacetCounts? = nil) {
+        types = Self.countBuffer(numbering.typeNames.count, startingWith: counts?.types)
+        categories = Self.countBuffer(numbering.categoryNames.count, startingWith: counts?.categories)
+        values = Self.countBuffer(numbering.valueLabels.count, startingWith: counts?.values)
+        buckets = Self.countBuffer(Int(numbering.bucketStart.last ?? 0), startingWith: counts?.buckets)
+        textNumbers = counts?.textNumbers ?? [:]
         seen = filledBuffer(numbering.attributeNames.count, false)
         let attributes = numbering.attributeNames.count
         layoutStart = filledBuffer(attributes, 0)
