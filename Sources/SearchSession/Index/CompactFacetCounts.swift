@@ -152,20 +152,9 @@ struct ByteCounts: Sendable, Equatable {
 
     /// The counts, four bytes each.
     var expanded: [Int32] {
-        [Int32](unsafeUninitializedCapacity: small.count) { out, initialized in
-            write(into: out)
-            initialized = small.count
-        }
-    }
-
-    /// Writes the counts to the start of `out` and zeros after them.
-    func write(into out: UnsafeMutableBufferPointer<Int32>) {
-        let written = min(small.count, out.count)
-        small.withUnsafeBufferPointer { small in
-            for slot in 0..<written { out[slot] = Int32(small[slot]) }
-        }
-        for slot in written..<out.count { out[slot] = 0 }
-        for (slot, count) in zip(largeSlots, largeCounts) where Int(slot) < written { out[Int(slot)] = count }
+        var out = small.map { Int32($0) }
+        for (slot, count) in zip(largeSlots, largeCounts) { out[Int(slot)] = count }
+        return out
     }
 
     /// These counts less `other`'s, as many as the shorter has.
