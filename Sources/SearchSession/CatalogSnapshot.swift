@@ -428,9 +428,11 @@ public final class CatalogSnapshot: Sendable {
         let numbering = self.numbering
         let counts = everythingCounts
         var out = [FacetValue]()
-        for (number, name) in numbering.categoryNames.enumerated()
+        for number in 0..<numbering.categoryNames.count
         where numbering.categoryParent[number] < 0 && counts.categories[number] > 0 {
-            out.append(FacetValue(value: name, count: Int(counts.categories[number]), selected: false))
+            out.append(
+                FacetValue(
+                    value: numbering.categoryNames[number], count: Int(counts.categories[number]), selected: false))
         }
         out.sort(by: SearchEngine.facetOrder)
         derived.withLock { $0.topCategories = out }

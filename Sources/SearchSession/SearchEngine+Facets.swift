@@ -262,13 +262,13 @@ extension SearchEngine {
         request: SearchRequest
     ) -> FacetListing {
         let limit = request.maxFacetValues > 0 ? request.maxFacetValues : defaultFacetValues
-        func facet(_ name: String, _ kind: FacetKind, _ names: [String], _ counts: [Int32], selected: Set<String>)
-            -> Facet
-        {
+        func facet(
+            _ name: String, _ kind: FacetKind, _ label: (Int) -> String, _ counts: [Int32], selected: Set<String>
+        ) -> Facet {
             let showable = ShowableFacetValues(
                 counts, facetOf: nil, facets: 1, limit: limit, keepsAll: [!selected.isEmpty])
             let candidates = showable.values(of: 0).map { value in
-                let name = names[Int(value)]
+                let name = label(Int(value))
                 return FacetValue(
                     value: name, count: Int(counts[Int(value)]), selected: selected.contains(name),
                     labelNumber: Int32(value))
@@ -278,10 +278,11 @@ extension SearchEngine {
             return Facet(name: name, kind: kind, values: values, moreValues: more)
         }
         var out = [Facet]()
-        out.append(facet("type", .type, numbering.typeNames, counts.types, selected: Set(request.entityTypes)))
+        out.append(
+            facet("type", .type, { numbering.typeNames[$0] }, counts.types, selected: Set(request.entityTypes)))
         out.append(
             facet(
-                "category", .category, numbering.categoryNames, counts.categories,
+                "category", .category, { numbering.categoryNames[$0] }, counts.categories,
                 selected: Set(constraints.categories)))
         let attributes = numbering.attributeNames.count
         let selections = numbering.attributeNames.indices.map { attribute in

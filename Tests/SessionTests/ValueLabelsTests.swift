@@ -2,9 +2,9 @@ import Testing
 
 @testable import SearchSession
 
-/// A facet numbering's value labels read from its first segment and copied for the rest: each
-/// number names the text its segments give it, before and after the first segment is merged
-/// away; labels compare and order as Strings do; and a facet's shown values are sifted by
+/// A facet numbering's value labels and category paths read from its first segment and copied
+/// for the rest: each number names the text its segments give it (and a category's path finds
+/// its number), before and after the first segment is merged away; labels compare and order as Strings do; and a facet's shown values are sifted by
 /// number as ``SearchEngine/ordered(_:selected:limit:counted:)`` picks them.
 @Suite struct ValueLabelsTests {
     static let analyzer = Analyzer(synonyms: [])
@@ -76,6 +76,69 @@ import Testing
         // A run without the first segment leaves its labels where they are.
         let kept = try #require(numbering.replacing(2..<3, of: [third], with: nil))
         #expect(kept.valueLabels.reads(from: first))
+    }
+
+    /// Entities in the categories `paths` (one each).
+    static func entities(inCategories paths: [String], idPrefix: String) -> [Entity] {
+        paths.enumerated().map { index, path in
+            Entity(type: "item", id: "\(idPrefix)\(index)", title: "item \(index)", category: path)
+        }
+    }
+
+    /// Every category a numbering's segments hold, against the path its number has, the number
+    /// its path finds, and its parent's number.
+    static func expectCategoriesMatchSegments(_ numbering: FacetNumbering, _ segments: [Segment]) {
+        for (index, segment) in segments.enumerated() {
+            let numbers = numbering.segmentNumbers[index]
+            for local in 0..<segment.categoryNames.count {
+                let number = numbers.categories[local]
+                let path = segment.name(segment.categoryNames[local])
+                #expect(numbering.categoryNames[Int(number)] == path)
+                #expect(numbering.category(named: path) == number)
+                let parent = segment.categoryParent[local]
+                #expect(
+                    numbering.categoryParent[Int(number)] == (parent == .max ? -1 : numbers.categories[Int(parent)]))
+            }
+        }
+    }
+
+    @Test func categoriesReadFromTheFirstSegmentFoundByPathAndCopiedForLaterOnes() {
+        let first = Segment(
+            entities: Self.entities(inCategories: ["Home/Kitchen", "Home", "Café/Bar", "Home/Kitchen"], idPrefix: "a"),
+            analyzer: Self.analyzer)
+        // "Home/Kitchen" again, a new child of it, and a path a String spells otherwise ("e" and a
+        // combining accent: the same path to a String, so the same category).
+        let second = Segment(
+            entities: Self.entities(
+                inCategories: ["Home/Kitchen", "Home/Kitchen/Knives", "Cafe\u{301}/Bar", "Garden"], idPrefix: "b"),
+            analyzer: Self.analyzer)
+        let numbering = FacetNumbering(segments: [first]).extended(with: [second])
+        // Home, Home/Kitchen, Café, Café/Bar; then Home/Kitchen/Knives and Garden.
+        #expect(numbering.categoryNames.count == 6)
+        #expect(numbering.categoryNames.reads(from: first))
+        Self.expectCategoriesMatchSegments(numbering, [first, second])
+        #expect(numbering.category(named: "Home/Kitchen/Knives") == 4)
+        #expect(numbering.category(named: "Garden/Shed") == nil)
+        #expect(numbering.category(named: "home") == nil)
+        // Only the later segment's new paths are held in the heap, and a bit a path (one word).
+        #expect(numbering.categoryNames.heapBytes == "Home/Kitchen/Knives".utf8.count + "Garden".utf8.count + 8 + 8)
+    }
+
+    @Test func mergingTheFirstSegmentAwayCopiesItsCategoriesOut() throws {
+        let first = Segment(
+            entities: Self.entities(inCategories: ["A/B", "C"], idPrefix: "a"), analyzer: Self.analyzer)
+        let second = Segment(entities: Self.entities(inCategories: ["A/D"], idPrefix: "b"), analyzer: Self.analyzer)
+        let numbering = FacetNumbering(segments: [first, second])
+        let merged = Segment(
+            entities: Self.entities(inCategories: ["A/B", "C"], idPrefix: "a")
+                + Self.entities(inCategories: ["A/D"], idPrefix: "b"),
+            analyzer: Self.analyzer)
+        let replaced = try #require(numbering.replacing(0..<2, of: [first, second], with: merged))
+        #expect(!replaced.categoryNames.reads(from: first))
+        #expect(
+            (0..<numbering.categoryNames.count).map { replaced.categoryNames[$0] }
+                == (0..<numbering.categoryNames.count).map { numbering.categoryNames[$0] })
+        Self.expectCategoriesMatchSegments(replaced, [merged])
     }
 
     @Test func labelsCompareAndOrderAsStrings() {

@@ -6,7 +6,8 @@
 /// out over the snapshot's range (see ``NumberBuckets``).
 struct FacetNumbering: Sendable {
     var typeNames: [String] = []
-    var categoryNames: [String] = []
+    /// Category paths by number (read in place from the first segment, see ``ValueLabels``).
+    private(set) var categoryNames = ValueLabels()
     /// Each category's parent number, or -1.
     var categoryParent: [Int32] = []
     var attributeNames: [String] = []
@@ -24,13 +25,11 @@ struct FacetNumbering: Sendable {
     private(set) var segmentNumbers: [SegmentNumbers] = []
 
     private var typeNumbers: [String: Int32] = [:]
-    private var categoryNumbers: [String: Int32] = [:]
     private(set) var attributeNumbers: [String: Int32] = [:]
-    /// The string values by attribute and text: open addressing over ``valueLabels``, each slot
-    /// a value number + 1 (0 empty), a power of two long and at most half full. Four bytes a
-    /// slot where a dictionary of keys (attribute and text) took about fifty a value: 1.76 MiB
-    /// on listings-100k's 35,000 values.
-    private var valueTable: [Int32] = []
+    /// The categories by path, over ``categoryNames``.
+    private var categoryTable = LabelTable()
+    /// The string values by attribute and text, over ``valueLabels``.
+    private var valueTable = LabelTable()
 
     /// Each attribute's numeric range over the segments, for the bucket layouts.
     private var ranges: [(min: Double, max: Double, integral: Bool)?] = []
@@ -60,22 +59,23 @@ struct FacetNumbering: Sendable {
         guard run.lowerBound >= 0, run.upperBound <= segmentNumbers.count, !run.isEmpty else { return nil }
         var next = self
         if replaced.contains(where: valueLabels.reads(from:)) { next.valueLabels = valueLabels.copiedOut() }
+        if replaced.contains(where: categoryNames.reads(from:)) { next.categoryNames = categoryNames.copiedOut() }
         guard let merged else {
             next.segmentNumbers.removeSubrange(run)
             return next
         }
-        func numbers(_ names: UnsafeBufferPointer<UInt32>, in known: [String: Int32]) -> [Int32]? {
+        func numbers(_ names: UnsafeBufferPointer<UInt32>, _ known: (String) -> Int32?) -> [Int32]? {
             var out = [Int32]()
             out.reserveCapacity(names.count)
             for name in names {
-                guard let number = known[merged.name(name)] else { return nil }
+                guard let number = known(merged.name(name)) else { return nil }
                 out.append(number)
             }
             return out
         }
-        guard let types = numbers(merged.typeNames, in: typeNumbers),
-            let categories = numbers(merged.categoryNames, in: categoryNumbers),
-            let attributes = numbers(merged.attributeNames, in: attributeNumbers)
+        guard let types = numbers(merged.typeNames, { typeNumbers[$0] }),
+            let categories = numbers(merged.categoryNames, category(named:)),
+            let attributes = numbers(merged.attributeNames, { attributeNumbers[$0] })
         else { return nil }
         var values = [Int32]()
         values.reserveCapacity(merged.valueStrings.count)
@@ -93,13 +93,26 @@ struct FacetNumbering: Sendable {
         for segment in segments {
             let types = segment.typeNames.map { number(&typeNumbers, &typeNames, segment.name($0)) }
             var categories = [Int32]()
-            for (local, name) in segment.categoryNames.enumerated() {
-                let global = number(&categoryNumbers, &categoryNames, segment.name(name))
-                if Int(global) == categoryParent.count {
+            if categoryNames.count == 0 {
+                // As for values below: the segment's categories take its own numbers (parents
+                // before their children), their paths read from it.
+                categoryNames.takeAllCategories(of: segment)
+                categoryParent = segment.categoryParent.map { $0 == .max ? -1 : Int32($0) }
+                categories = Array(0..<Int32(segment.categoryNames.count))
+                categoryTable.rebuild(count: categoryNames.count) { [categoryNames] in
+                    Self.hash(category: categoryNames[$0])
+                }
+            } else {
+                for (local, name) in segment.categoryNames.enumerated() {
+                    let path = segment.name(name)
+                    if let known = category(named: path) {
+                        categories.append(known)
+                        continue
+                    }
                     let parent = segment.categoryParent[local]
                     categoryParent.append(parent == .max ? -1 : categories[Int(parent)])
+                    categories.append(newCategory(path))
                 }
-                categories.append(global)
             }
             var attributes = [Int32]()
             for (local, name) in segment.attributeNames.enumerated() {
@@ -126,7 +139,9 @@ struct FacetNumbering: Sendable {
                 valueLabels.takeAllValues(of: segment)
                 valueAttribute = segment.valueAttribute.map { attributes[Int($0)] }
                 values = Array(0..<Int32(segment.valueStrings.count))
-                resizeValueTable()
+                valueTable.rebuild(count: valueLabels.count) { [valueLabels, valueAttribute] in
+                    Self.hash(attribute: valueAttribute[$0], label: valueLabels[$0])
+                }
             } else {
                 values.reserveCapacity(segment.valueStrings.count)
                 var reserved = false
@@ -171,15 +186,9 @@ struct FacetNumbering: Sendable {
 
     /// The number of string value `label` of attribute `attribute`, if numbered.
     private func valueNumber(attribute: Int32, label: String) -> Int32? {
-        guard !valueTable.isEmpty else { return nil }
-        let mask = valueTable.count - 1
-        var slot = Self.slot(attribute: attribute, label: label) & mask
-        while valueTable[slot] != 0 {
-            let number = Int(valueTable[slot] - 1)
-            if valueAttribute[number] == attribute && valueLabels.label(number, equals: label) { return Int32(number) }
-            slot = (slot + 1) & mask
+        valueTable.number(hash: Self.hash(attribute: attribute, label: label)) { number in
+            valueAttribute[number] == attribute && valueLabels.label(number, equals: label)
         }
-        return nil
     }
 
     /// Numbers a string value not numbered yet.
@@ -187,34 +196,32 @@ struct FacetNumbering: Sendable {
         let number = Int32(valueLabels.count)
         valueLabels.append(label)
         valueAttribute.append(attribute)
-        if valueLabels.count * 2 > valueTable.count {
-            resizeValueTable()
-        } else {
-            place(number, label: label)
+        valueTable.add(number, hash: Self.hash(attribute: attribute, label: label), count: valueLabels.count) {
+            [valueLabels, valueAttribute] in Self.hash(attribute: valueAttribute[$0], label: valueLabels[$0])
         }
         return number
     }
 
-    /// Makes the table at least twice the values long (so at most half full), and places them all.
-    private mutating func resizeValueTable() {
-        var size = max(64, valueTable.count)
-        while size < valueLabels.count * 2 { size *= 2 }
-        valueTable = [Int32](repeating: 0, count: size)
-        for value in 0..<valueLabels.count { place(Int32(value), label: valueLabels[value]) }
+    /// Numbers a category path not numbered yet (its parent's number appended already).
+    private mutating func newCategory(_ path: String) -> Int32 {
+        let number = Int32(categoryNames.count)
+        categoryNames.append(path)
+        categoryTable.add(number, hash: Self.hash(category: path), count: categoryNames.count) { [categoryNames] in
+            Self.hash(category: categoryNames[$0])
+        }
+        return number
     }
 
-    /// Puts value `number`, labelled `label`, in the first free slot from its hash.
-    private mutating func place(_ number: Int32, label: String) {
-        let mask = valueTable.count - 1
-        var slot = Self.slot(attribute: valueAttribute[Int(number)], label: label) & mask
-        while valueTable[slot] != 0 { slot = (slot + 1) & mask }
-        valueTable[slot] = number + 1
-    }
-
-    private static func slot(attribute: Int32, label: String) -> Int {
+    private static func hash(attribute: Int32, label: String) -> Int {
         var hasher = Hasher()
         hasher.combine(attribute)
         hasher.combine(label)
+        return hasher.finalize()
+    }
+
+    private static func hash(category path: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(path)
         return hasher.finalize()
     }
 
@@ -244,7 +251,9 @@ struct FacetNumbering: Sendable {
     func attribute(named name: String) -> Int32? { attributeNumbers[name] }
 
     /// The number of a category path, if the snapshot has it.
-    func category(named name: String) -> Int32? { categoryNumbers[name] }
+    func category(named name: String) -> Int32? {
+        categoryTable.number(hash: Self.hash(category: name)) { categoryNames.label($0, equals: name) }
+    }
 
     /// The number of a type, if the snapshot has it.
     func type(named name: String) -> Int32? { typeNumbers[name] }

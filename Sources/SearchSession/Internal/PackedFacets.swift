@@ -144,7 +144,7 @@ struct PackedFacetValues: Sendable {
 /// mapping, until the entry goes).
 struct FacetLabels: Sendable {
     var types: [String] = []
-    var categories: [String] = []
+    var categories = ValueLabels()
     var values = ValueLabels()
     /// Attribute names, which name attribute facets, and their numbers.
     var attributes: [String] = []
@@ -154,7 +154,7 @@ struct FacetLabels: Sendable {
         types: [String] = [], categories: [String] = [], values: [String] = [], attributes: [String] = []
     ) {
         self.types = types
-        self.categories = categories
+        self.categories = ValueLabels(categories)
         self.values = ValueLabels(values)
         self.attributes = attributes
         for (number, name) in attributes.enumerated() { attributeNumbers[name] = Int32(number) }
@@ -172,15 +172,15 @@ struct FacetLabels: Sendable {
     func labels(of kind: FacetKind) -> NumberedLabels? {
         switch kind {
         case .type: .names(types)
-        case .category: .names(categories)
+        case .category: .values(categories)
         case .string: .values(values)
         case .number: nil
         }
     }
 }
 
-/// The labels one kind of facet numbers its values in: types and categories (a few hundred) as
-/// Strings, string values as ``ValueLabels``.
+/// The labels one kind of facet numbers its values in: types (a few) as Strings, categories
+/// (tens of thousands on some catalogs) and string values as ``ValueLabels``.
 enum NumberedLabels: Sendable {
     case names([String])
     case values(ValueLabels)
