@@ -144,7 +144,11 @@ public final class CatalogSnapshot: Sendable {
         for si in added {
             for local in 0..<segments[si].count where !deletes[si].contains(local) { addedDocs.append((si, local)) }
         }
-        let inherited = everything.map { updated($0, numbering: extended, removing: removed, adding: addedDocs) }
+        let inherited = everything.map { everything in
+            var counts = everything.padded(to: extended)
+            counts.apply(changes(of: extended, removing: removed, adding: addedDocs))
+            return counts
+        }
         // A write carries the counts over before it answers; searches go between terms.
         var yieldPoint = YieldPoint()
         let inheritedTerms = terms.updating { term, counts in
@@ -153,7 +157,8 @@ public final class CatalogSnapshot: Sendable {
             let numbers = self.terms(TermKey(term)).numbers
             let removedHaving = zip(removed, documents(removed, having: numbers)).filter(\.1).map(\.0)
             let addedHaving = zip(addedDocs, documents(addedDocs, having: numbers)).filter(\.1).map(\.0)
-            return updated(counts, numbering: extended, removing: removedHaving, adding: addedHaving)
+            return counts.padded(to: extended).applying(
+                changes(of: extended, removing: removedHaving, adding: addedHaving))
         }
         derived.withLock {
             $0.numbering = extended
@@ -193,27 +198,14 @@ public final class CatalogSnapshot: Sendable {
         return found
     }
 
-    /// `counts` (in a numbering that `numbering` extends) without `removing`'s documents and with
-    /// `adding`'s, in `numbering`.
-    private func updated(
-        _ counts: FacetCounts, numbering: FacetNumbering, removing: [(segment: Int, local: Int)],
-        adding: [(segment: Int, local: Int)]
-    ) -> FacetCounts {
-        guard !removing.isEmpty || !adding.isEmpty else { return counts.padded(to: numbering) }
-        let tally = FacetTally(numbering, startingFrom: counts)
-        for (si, local) in removing { tally.add(local, of: segments[si], numbering.segmentNumbers[si], sign: -1) }
-        for (si, local) in adding { tally.add(local, of: segments[si], numbering.segmentNumbers[si]) }
-        return tally.counts
-    }
-
-    /// Kept term counts, updated as ``updated(_:numbering:removing:adding:)`` updates counts, but
-    /// counter by counter: through a tally, each term cost four bytes a value written and read
-    /// on every write, and past the allocator's mapping threshold (archive-1m's 1.5 million
-    /// values) a fresh mapping faulted in whole (two kept terms added 5–8 ms to an upsert of 100).
-    private func updated(
-        _ counts: CompactFacetCounts, numbering: FacetNumbering, removing: [(segment: Int, local: Int)],
-        adding: [(segment: Int, local: Int)]
-    ) -> CompactFacetCounts {
+    /// What counts in `numbering` lose to `removing`'s documents and gain from `adding`'s, counter
+    /// by counter: the counts of every live document and the kept term counts change by these in
+    /// place. Through a tally, each kept term cost four bytes a value written and read on every
+    /// write, and past the allocator's mapping threshold (archive-1m's 1.5 million values) a
+    /// fresh mapping faulted in whole (two kept terms added 5–8 ms to an upsert of 100).
+    private func changes(
+        of numbering: FacetNumbering, removing: [(segment: Int, local: Int)], adding: [(segment: Int, local: Int)]
+    ) -> [FacetCounter: Int32] {
         var changes = [FacetCounter: Int32]()
         for (si, local) in removing {
             numbering.forEachCounter(of: local, in: segments[si], numbering.segmentNumbers[si]) {
@@ -225,7 +217,7 @@ public final class CatalogSnapshot: Sendable {
                 changes[$0, default: 0] += 1
             }
         }
-        return counts.padded(to: numbering).applying(changes)
+        return changes
     }
 
     /// Computes now what the first search would otherwise compute: the facet numbering, the
