@@ -68,6 +68,35 @@ public final class BlockingLane: Sendable {
         return try result.get()
     }
 
+    /// Starts `work` on the lane and returns at once; the caller asks for its result when it
+    /// needs it (``Pending/wait()``), doing work of its own meanwhile.
+    public func begin<Value: Sendable, Failure: Error>(
+        _ work: @escaping @Sendable () throws(Failure) -> Value
+    ) -> Pending<Value, Failure> {
+        let pending = Pending<Value, Failure>()
+        enqueue { pending.finish(Result { () throws(Failure) -> Value in try work() }) }
+        return pending
+    }
+
+    /// The result of work ``begin(_:)`` started on a lane.
+    public final class Pending<Value: Sendable, Failure: Error>: Sendable {
+        private let result = Mutex<Result<Value, Failure>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        fileprivate init() {}
+
+        fileprivate func finish(_ outcome: Result<Value, Failure>) {
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+
+        /// Blocks until the work has run, and returns its result (or throws its error). Once.
+        public func wait() throws(Failure) -> Value {
+            done.wait()
+            return try result.withLock { $0! }.get()
+        }
+    }
+
     /// Blocks until the work queued so far has run.
     public func waitUntilIdle() {
         let done = DispatchSemaphore(value: 0)

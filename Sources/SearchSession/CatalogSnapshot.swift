@@ -121,6 +121,20 @@ public final class CatalogSnapshot: Sendable {
         return (next, applied)
     }
 
+    /// This snapshot under another version and generation, with what it derived: for a
+    /// snapshot built while its change was being made durable, whose version the log gives only
+    /// then. Nothing searched it yet (it was never installed), so nothing else holds it.
+    func relabeled(version: UInt64, generation: UInt64) -> CatalogSnapshot {
+        let next = CatalogSnapshot(
+            version: version, generation: generation, synonyms: synonyms, analyzer: analyzer, segments: segments,
+            deletes: deletes)
+        let carried = derived.withLock { $0 }
+        next.derived.withLock { $0 = carried }
+        let terms = termsCache.withLock { $0 }
+        next.termsCache.withLock { $0 = terms }
+        return next
+    }
+
     /// Takes over what `previous` derived, when its segments are a prefix of this one's (a delete
     /// keeps them, an upsert appends one), brought up to date by the change's documents instead
     /// of computed again by the first search after a write: the facet numbering is extended by

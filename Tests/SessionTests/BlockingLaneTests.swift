@@ -25,6 +25,22 @@ import Testing
         }
     }
 
+    @Test func begunWorkRunsBesideItsCallerAndHandsBackItsResultOrError() throws {
+        let lane = BlockingLane(label: "test.begin")
+        // The lane's work waits for its caller: it finishes only if the caller goes on meanwhile.
+        let callerWent = DispatchSemaphore(value: 0)
+        let pending = lane.begin { () -> Int32? in
+            callerWent.wait()
+            return BackgroundPriority.callingThreadID
+        }
+        let caller = BackgroundPriority.callingThreadID
+        callerWent.signal()
+        let worker = pending.wait()
+        #expect(worker != nil && worker != caller)
+        let failing = lane.begin { () throws(SearchError) -> Int in throw SearchError.invalid("no") }
+        #expect(throws: SearchError.self) { try failing.wait() }
+    }
+
     @Test func aBackgroundLanesThreadRunsAtALowerPriorityAndAPlainOneDoesNot() async throws {
         // Relative to this thread's: a lane's thread starts at its creator's nice value, and a
         // test run under `nice` starts above 0.

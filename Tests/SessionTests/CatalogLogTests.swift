@@ -54,6 +54,21 @@ import Testing
         #expect(second.snapshot.entity(EntityRef(type: "album", id: "good")) == nil)
     }
 
+    @Test func aWriteTheLogCannotTakeIsNeitherAcknowledgedNorSeen() throws {
+        // The write builds its next snapshot while the log appends: a failed append must leave
+        // the snapshot it built unseen.
+        let log = TemporaryLog()
+        let engine = try Self.engine(log: log.open())
+        let before = engine.snapshot
+        let other = try SQLiteConnection(path: log.path)
+        try other.execute("DROP TABLE catalog_log")
+        #expect(throws: SearchError.self) {
+            try engine.upsert([Entity(type: "album", id: "unlogged", title: "Unlogged")])
+        }
+        #expect(engine.snapshot === before)
+        #expect(engine.snapshot.entity(EntityRef(type: "album", id: "unlogged")) == nil)
+    }
+
     @Test func aChangedCatalogFileStartsANewBaselineAndDropsTheWritesBeforeIt() throws {
         let log = TemporaryLog()
         let first = try Self.engine(log: log.open())
