@@ -219,19 +219,19 @@ public final class CatalogSnapshot: Sendable {
     /// fresh mapping faulted in whole (two kept terms added 5–8 ms to an upsert of 100).
     private func changes(
         of numbering: FacetNumbering, removing: [(segment: Int, local: Int)], adding: [(segment: Int, local: Int)]
-    ) -> [FacetCounter: Int32] {
-        var changes = [FacetCounter: Int32]()
+    ) -> [(counter: FacetCounter, change: Int32)] {
+        var changes = FacetCounterChanges()
         for (si, local) in removing {
             numbering.forEachCounter(of: local, in: segments[si], numbering.segmentNumbers[si]) {
-                changes[$0, default: 0] -= 1
+                changes.note($0, up: false)
             }
         }
         for (si, local) in adding {
             numbering.forEachCounter(of: local, in: segments[si], numbering.segmentNumbers[si]) {
-                changes[$0, default: 0] += 1
+                changes.note($0, up: true)
             }
         }
-        return changes
+        return changes.netted()
     }
 
     /// Computes now what the first search would otherwise compute: the facet numbering, the

@@ -80,7 +80,7 @@ import Testing
                 }
             }
             counts.textNumbers = FacetCounts.nonEmpty(counts.textNumbers)
-            let changed = compact.applying(changes)
+            let changed = compact.applying(changes.map { ($0.key, $0.value) })
             #expect(changed.counts == counts, "round \(round)")
             // The same bytes as counts made afresh: kept counts compare equal to a recount.
             #expect(changed == CompactFacetCounts(counts), "round \(round)")

@@ -57,7 +57,7 @@ struct CompactFacetCounts: Sendable, Equatable {
     /// These counts changed by `changes` (counters of the same numbering): in place, where
     /// making them anew from a tally would write and read four bytes a value for each term on
     /// every write.
-    func applying(_ changes: [FacetCounter: Int32]) -> CompactFacetCounts {
+    func applying(_ changes: [(counter: FacetCounter, change: Int32)]) -> CompactFacetCounts {
         var changed = self
         var textNumbers = self.textNumbers
         for (counter, change) in changes where change != 0 {
