@@ -28,10 +28,30 @@ extension CatalogSnapshot {
     /// segment added to a Capture.
     func terms(_ key: TermKey) -> SegmentTerms {
         if let known = termsCache.withLock({ $0[key.text] }) { return known }
-        var numbers = [Int32]()
-        numbers.reserveCapacity(segments.count)
-        var documentFrequency = 0
-        for segment in segments {
+        return keep(
+            key, Self.looked(up: key, in: segments[...], after: SegmentTerms(numbers: [], documentFrequency: 0)))
+    }
+
+    /// ``terms(_:)``, taken over from `previous` where it numbered the term already: `previous`'s
+    /// segments are the first of this snapshot's (a write's, which appends one), so only the
+    /// segments after them are looked up. A write's carry-over asks this for every kept term, and
+    /// looking each up in every segment again took 10 % of an upsert of 100 into archive-100k.
+    func terms(_ key: TermKey, after previous: CatalogSnapshot) -> SegmentTerms {
+        if let known = termsCache.withLock({ $0[key.text] }) { return known }
+        guard let earlier = previous.termsCache.withLock({ $0[key.text] }),
+            earlier.numbers.count == previous.segments.count, previous.segments.count <= segments.count
+        else { return terms(key) }
+        return keep(key, Self.looked(up: key, in: segments[previous.segments.count...], after: earlier))
+    }
+
+    /// `earlier` (the term in the segments before `added`) with the term looked up in `added`.
+    private static func looked(up key: TermKey, in added: ArraySlice<Segment>, after earlier: SegmentTerms)
+        -> SegmentTerms
+    {
+        var numbers = earlier.numbers
+        numbers.reserveCapacity(numbers.count + added.count)
+        var documentFrequency = earlier.documentFrequency
+        for segment in added {
             guard let number = segment.term(key) else {
                 numbers.append(-1)
                 continue
@@ -39,7 +59,11 @@ extension CatalogSnapshot {
             numbers.append(Int32(number))
             documentFrequency += Int(segment.postingStart[number + 1] - segment.postingStart[number])
         }
-        let found = SegmentTerms(numbers: numbers, documentFrequency: documentFrequency)
+        return SegmentTerms(numbers: numbers, documentFrequency: documentFrequency)
+    }
+
+    /// Keeps `found` as `key`'s numbers in this snapshot, and returns it.
+    private func keep(_ key: TermKey, _ found: SegmentTerms) -> SegmentTerms {
         termsCache.withLock { cache in
             if cache.count >= Self.termsKept { cache.removeAll(keepingCapacity: true) }
             cache[key.text] = found

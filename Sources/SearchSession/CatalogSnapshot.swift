@@ -168,7 +168,7 @@ public final class CatalogSnapshot: Sendable {
         let inheritedTerms = terms.updating { term, counts in
             yieldPoint.pass()
             // Numbered in this snapshot's cache: the terms worth counting are the searched ones.
-            let numbers = self.terms(TermKey(term)).numbers
+            let numbers = self.terms(TermKey(term), after: previous).numbers
             let removedHaving = zip(removed, documents(removed, having: numbers)).filter(\.1).map(\.0)
             let addedHaving = zip(addedDocs, documents(addedDocs, having: numbers)).filter(\.1).map(\.0)
             return counts.padded(to: extended).applying(

@@ -22,6 +22,29 @@ import Testing
         return engine
     }
 
+    @Test func termsTakenOverFromTheSnapshotBeforeAWriteAreTheSnapshotsOwn() throws {
+        let engine = try Self.engine()
+        let before = engine.snapshot
+        let terms = ["guitar", "red", "drum", "flute", "piano", "case", "vintage", "harp", "absent"]
+        // Numbered on the snapshot before the write, all but one ("vintage" left to look up).
+        for term in terms where term != "vintage" { _ = before.terms(TermKey(term)) }
+        try engine.upsert([
+            Entity(type: "t", id: "h", title: "Harp", tags: ["red guitar"]),
+            Entity(type: "t", id: "b", title: "Blue Drum Kit"),
+        ])
+        let after = engine.snapshot
+        #expect(after.segments.count == before.segments.count + 1)
+        for term in terms {
+            let fresh = CatalogSnapshot(
+                version: after.version, generation: after.generation, synonyms: after.synonyms,
+                analyzer: after.analyzer, segments: after.segments, deletes: after.deletes
+            ).terms(TermKey(term))
+            let taken = after.terms(TermKey(term), after: before)
+            #expect(taken.numbers == fresh.numbers, "\(term)")
+            #expect(taken.documentFrequency == fresh.documentFrequency, "\(term)")
+        }
+    }
+
     @Test func termsAreEachSegmentsOwnNumbers() throws {
         let snapshot = try Self.engine().snapshot
         #expect(snapshot.segments.count == 6)
