@@ -60,8 +60,9 @@ public final class SearchEngine: Sendable {
     let mergePolicy: MergePolicy
     /// Merges run here, behind searches (see ``BlockingLane``).
     private let mergeLane = BlockingLane(label: "vi-continue.segment-merge", background: true)
-    /// Where a write's log append (its fsync) runs while the write builds its snapshot.
-    private let logLane = BlockingLane(label: "vi-continue.catalog-log")
+    /// Where a write's log append (its fsync) runs while the write builds its snapshot; none
+    /// without a log.
+    private let logLane: BlockingLane?
     /// One merge at a time, whoever runs it (the background queue or ``mergeUntilSettled()``).
     private let mergeLock = Mutex<Void>(())
     /// One checkpoint at a time: each writes files and then the manifest naming them.
@@ -158,6 +159,7 @@ public final class SearchEngine: Sendable {
     ) {
         state = Mutex(State(current: current, baseline: baseline, nextGeneration: nextGeneration))
         self.log = log
+        logLane = log == nil ? nil : BlockingLane(label: "vi-continue.catalog-log")
         self.index = index
         self.retention = retention
         self.maximumRetained = maximumRetained
@@ -369,7 +371,7 @@ public final class SearchEngine: Sendable {
             let old = snapshot
             let (change, errors) = try body(old)
             guard let change else { return CatalogUpdate(applied: 0, catalogVersion: old.version, errors: errors) }
-            guard let log else {
+            guard let log, let logLane else {
                 var applied = 0
                 install { generation in
                     let (next, count) = old.applying(change, version: old.version + 1, generation: generation)
@@ -380,8 +382,9 @@ public final class SearchEngine: Sendable {
             }
             // The log's fsync waits on the disk, the next snapshot (the batch's segment, the
             // counts carried over) on a core: both at once, so a slow fsync (10–20 ms beside a
-            // merge's writeback) hides behind the 10 ms of building archive-1m's next snapshot
-            // instead of adding to it. The snapshot is installed only once the change is durable.
+            // merge's writeback) hides behind the 10 ms or so of building archive-1m's next
+            // snapshot instead of adding to it. The snapshot is installed only once the change
+            // is durable.
             let appended = logLane.begin { () throws(SearchError) -> UInt64 in try log.append(change) }
             let (prepared, applied) = old.applying(change, version: old.version, generation: 0)
             let version = try appended.wait()
