@@ -62,16 +62,9 @@ def main():
     for n, batch in enumerate(batches):
         for q in queries[n * a.captures // a.writes:(n + 1) * a.captures // a.writes]:
             stub.Capture(pb.CaptureRequest(descriptor=cs.descriptor(q), page_size=20), timeout=30)
-        mark = f"zzvisible{run}x{n}"
-        for e in batch:
-            e.tags.append(mark)
-        look = pb.QueryRequest(descriptor=pb.Descriptor(labels=[pb.Label(text=mark, confidence=1)]), limit=5)
-        start = time.perf_counter_ns()
-        stub.UpsertEntities(pb.UpsertEntitiesRequest(entities=batch), timeout=30, metadata=auth)
-        acks.append((time.perf_counter_ns() - start) / 1e6)
-        while not stub.Query(look, timeout=30).results:
-            pass
-        visible.append((time.perf_counter_ns() - start) / 1e6)
+        acknowledged, seen = cs.upsert_until_visible(stub, batch, f"zzvisible{run}x{n}", auth)
+        acks.append(acknowledged / 1000)
+        visible.append(seen / 1000)
     with open(a.log) as f:
         server = [float(m.group(1)) for l in f for m in [re.search(r"UpsertEntities OK ([0-9.]+)ms", l)] if m]
     result = {"acknowledged": stats(acks), "visible": stats(visible), "server": stats(server[-a.writes:])}

@@ -11,7 +11,8 @@ import time
 import grpc
 
 sys.path.insert(0, os.path.dirname(__file__))
-from capture_search import descriptor, entity, line, pb, pb_grpc, rss_kib, stats, timed  # noqa: E402
+from capture_search import (  # noqa: E402
+    descriptor, entity, line, pb, pb_grpc, rss_kib, stats, timed, upsert_until_visible)
 
 
 def batches(catalog, count, size=100):
@@ -161,15 +162,7 @@ def main():
     pool = batches(a.catalog, a.visibility_rounds)
     visible = []
     for n, batch in enumerate(pool):
-        mark = f"zzvisible{n}"
-        for e in batch:
-            e.tags.append(mark)
-        look = pb.QueryRequest(descriptor=pb.Descriptor(labels=[pb.Label(text=mark, confidence=1)]), limit=5)
-        start = time.perf_counter_ns()
-        stub.UpsertEntities(pb.UpsertEntitiesRequest(entities=batch), timeout=30, metadata=auth)
-        while not stub.Query(look, timeout=30).results:
-            pass
-        visible.append((time.perf_counter_ns() - start) / 1000)
+        visible.append(upsert_until_visible(stub, batch, f"zzvisible{n}", auth)[1])
     result["100 upserts until visible"] = stats(visible)
     line("UpsertEntities of 100 until a Query sees it", result["100 upserts until visible"], target=False)
 
