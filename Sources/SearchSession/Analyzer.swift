@@ -13,7 +13,10 @@ internal import Foundation
 /// (`l'appartement`, `dell'arte`), and a person looking for `appartement` means those as well;
 /// `O'Connor` is found as `connor`.
 public struct Analyzer: Sendable {
-    private var canonical: [String: String] = [:]
+    /// Terms that are not their synonym group's first term, found by their bytes…
+    private var synonymTerms = NameTable()
+    /// …and, by their number there, the group's first term.
+    private var canonicalTerms: [[UInt8]] = []
 
     /// Creates an analyzer.
     ///
@@ -39,21 +42,57 @@ public struct Analyzer: Sendable {
                 if r != root { parent[r] = root }
             }
         }
-        for t in parent.keys where find(t) != t { canonical[t] = find(t) }
+        for t in parent.keys.sorted() where find(t) != t {
+            _ = synonymTerms.number(of: t)
+            canonicalTerms.append(Array(find(t).utf8))
+        }
     }
 
     /// The index terms of a text, in order, repeats kept.
     public func terms(_ text: String) -> [String] {
-        Self.tokens(text).map { token in
-            let s = Self.stem(token)
-            return canonical[s] ?? s
+        var text = text
+        return text.withUTF8 { termRun(utf8: $0) }.strings
+    }
+
+    /// The index terms of UTF-8 text, in order, repeats kept, as one run of bytes: ``terms(_:)``
+    /// without a String per term.
+    func termRun(utf8 text: UnsafeBufferPointer<UInt8>) -> TermRun {
+        let tokens = Self.tokenRun(utf8: text)
+        var terms = TermRun()
+        terms.bytes.reserveCapacity(tokens.bytes.count + 8)
+        terms.ends.reserveCapacity(tokens.count)
+        tokens.forEach { token in
+            let start = terms.bytes.count
+            Self.appendStem(of: token, to: &terms.bytes)
+            if !canonicalTerms.isEmpty {
+                let synonym = terms.bytes.withUnsafeBufferPointer { bytes in
+                    let term = UnsafeBufferPointer(rebasing: bytes[start...])
+                    return synonymTerms.number(of: term, hash: NameTable.hash(term))
+                }
+                if let synonym {
+                    terms.bytes.removeSubrange(start...)
+                    terms.bytes.append(contentsOf: canonicalTerms[Int(synonym)])
+                }
+            }
+            terms.ends.append(terms.bytes.count)
         }
+        return terms
     }
 
     /// Folded tokens before stemming: lower-case, diacritics removed, split on non-alphanumerics.
     public static func tokens(_ text: String) -> [String] {
         var text = text
-        if let tabled = text.withUTF8({ ScalarFolds.shared.tokens(ofTabledText: $0) }) { return tabled }
+        return text.withUTF8 { tokenRun(utf8: $0) }.strings
+    }
+
+    /// ``tokens(_:)`` of UTF-8 text as one run of bytes.
+    static func tokenRun(utf8 text: UnsafeBufferPointer<UInt8>) -> TermRun {
+        if let tabled = ScalarFolds.shared.tokens(ofTabledText: text) { return tabled }
+        return foldedTokenRun(String(decoding: text, as: UTF8.self))
+    }
+
+    /// ``tokens(_:)`` of text with scalars past the table or of mixed folds, scalar by scalar.
+    private static func foldedTokenRun(_ text: String) -> TermRun {
         var tokens = TokenWriter()
         // Scalar by scalar: the decomposition of a string is its scalars' decompositions (then
         // combining marks reordered, and marks are dropped), so each scalar folds on its own,
@@ -95,15 +134,28 @@ public struct Analyzer: Sendable {
     /// the word ends in `-ss`, `-us` or `-is`. Other words of three letters or fewer and numbers
     /// are kept as they are.
     public static func stem(_ word: String) -> String {
-        if let singular = Irregular.shared.singular(of: word) { return singular }
-        return regularStem(word)
+        var word = word
+        var stemmed = [UInt8]()
+        word.withUTF8 { appendStem(of: $0, to: &stemmed) }
+        return String(decoding: stemmed, as: UTF8.self)
     }
 
-    /// The suffix rules of ``stem(_:)``, without the irregular plurals.
-    static func regularStem(_ word: String) -> String {
-        // Most words do not end in `s`: they are returned before their bytes are copied.
-        guard word.utf8.count > 3, word.utf8.last == UInt8(ascii: "s") else { return word }
-        let u = Array(word.utf8)
+    /// Appends ``stem(_:)`` of UTF-8 `word` to `out`.
+    static func appendStem(of word: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        if let singular = Irregular.shared.singular(of: word) {
+            out.append(contentsOf: singular)
+        } else {
+            appendRegularStem(of: word, to: &out)
+        }
+    }
+
+    /// Appends `word` as the suffix rules of ``stem(_:)`` leave it, without the irregular plurals.
+    static func appendRegularStem(of u: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        // Most words do not end in `s`: they are copied as they are.
+        guard u.count > 3, u.last == UInt8(ascii: "s") else {
+            out.append(contentsOf: u)
+            return
+        }
         func ends(_ suffix: StaticString) -> Bool {
             let n = suffix.utf8CodeUnitCount
             guard u.count > n else { return false }
@@ -112,11 +164,17 @@ public struct Analyzer: Sendable {
                 return true
             }
         }
-        if ends("sses") { return String(decoding: u.dropLast(2), as: UTF8.self) }
-        if ends("ies") && u.count > 4 { return String(decoding: u.dropLast(3), as: UTF8.self) + "y" }
-        if ends("xes") || ends("ches") || ends("shes") { return String(decoding: u.dropLast(2), as: UTF8.self) }
-        if ends("ss") || ends("us") || ends("is") { return word }
-        return String(decoding: u.dropLast(), as: UTF8.self)
+        var kept = u.count - 1
+        if ends("sses") || ends("xes") || ends("ches") || ends("shes") {
+            kept = u.count - 2
+        } else if ends("ies") && u.count > 4 {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: u[..<(u.count - 3)]))
+            out.append(UInt8(ascii: "y"))
+            return
+        } else if ends("ss") || ends("us") || ends("is") {
+            kept = u.count
+        }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: u[..<kept]))
     }
 
     /// English plurals the suffix rules get wrong, with their singulars: `-ves` of `-f`/`-fe`
@@ -151,71 +209,130 @@ public struct Analyzer: Sendable {
     /// and end some plural of the table (a bit test), so most words cost no hashing.
     private struct Irregular: Sendable {
         static let shared = Irregular()
-        private let table: [String: String]
+        private let plurals: NameTable
+        /// By a plural's number in `plurals`: its singular.
+        private let singulars: [[UInt8]]
         /// Bit `first % 32 * 32 + last % 32` is set when a plural starts with `first` and ends
         /// with `last` (ASCII letters).
         private let ends: [UInt64]
 
         private init() {
-            var table = [String: String]()
+            var plurals = NameTable()
+            var singulars = [[UInt8]]()
             var ends = [UInt64](repeating: 0, count: 16)
             for (plural, singular) in Analyzer.irregularPlurals {
+                _ = plurals.number(of: plural)
                 // The singular as the suffix rules leave it (`lens` → `len`), so both forms agree.
-                table[plural] = Analyzer.regularStem(singular)
+                var stemmed = [UInt8]()
+                var singular = singular
+                singular.withUTF8 { Analyzer.appendRegularStem(of: $0, to: &stemmed) }
+                singulars.append(stemmed)
                 let key = Self.key(plural.utf8.first!, plural.utf8.last!)
                 ends[key >> 6] |= 1 << UInt64(key & 63)
             }
-            self.table = table
+            self.plurals = plurals
+            self.singulars = singulars
             self.ends = ends
         }
 
         private static func key(_ first: UInt8, _ last: UInt8) -> Int { Int(first & 31) << 5 | Int(last & 31) }
 
-        func singular(of word: String) -> String? {
-            var word = word
-            let candidate = word.withUTF8 { u -> Bool in
-                guard u.count >= 3 && u.count <= 10, let first = u.first, let last = u.last else { return false }
-                let key = Self.key(first, last)
-                return ends[key >> 6] & (1 << UInt64(key & 63)) != 0
-            }
-            return candidate ? table[word] : nil
+        func singular(of word: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+            guard word.count >= 3 && word.count <= 10, let first = word.first, let last = word.last else { return nil }
+            let key = Self.key(first, last)
+            guard ends[key >> 6] & (1 << UInt64(key & 63)) != 0 else { return nil }
+            return plurals.number(of: word, hash: NameTable.hash(word)).map { singulars[Int($0)] }
         }
+    }
+}
+
+/// Tokens or terms as one run of UTF-8 bytes and where each ends: what analysis makes before
+/// (or instead of) a String per term, so a segment builder numbers terms by their bytes.
+struct TermRun: Sendable {
+    /// The terms' bytes, one after another.
+    var bytes: [UInt8] = []
+    /// Where each term ends in ``bytes`` (each starts where the one before it ends).
+    var ends: [Int] = []
+
+    /// How many terms there are.
+    var count: Int { ends.count }
+
+    /// Whether there are none.
+    var isEmpty: Bool { ends.isEmpty }
+
+    /// Calls `body` with each term's bytes, in order.
+    func forEach(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        try bytes.withUnsafeBufferPointer { bytes in
+            var start = 0
+            for end in ends {
+                try body(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                start = end
+            }
+        }
+    }
+
+    /// The terms as Strings.
+    var strings: [String] {
+        var strings = [String]()
+        strings.reserveCapacity(count)
+        forEach { strings.append(String(decoding: $0, as: UTF8.self)) }
+        return strings
+    }
+
+    /// The hash of the terms as a phrase (``Segment/hash(phrase:)``: their bytes with a space
+    /// between each two), `nil` when there are none.
+    var phraseHash: UInt64? {
+        guard !isEmpty else { return nil }
+        var hash = NameTable.offsetBasis
+        var first = true
+        forEach { term in
+            if !first { hash = (hash ^ UInt64(UInt8(ascii: " "))) &* NameTable.prime }
+            first = false
+            hash = NameTable.continuing(hash, with: term)
+        }
+        return hash
     }
 }
 
 /// Tokens as folded scalars make them.
 private struct TokenWriter {
-    private var out = [String]()
-    private var current = [UInt8]()
-    /// Where the letters after the current token's first apostrophe start, if it has one.
+    private var run = TermRun()
+    /// Where the current token starts in the run's bytes.
+    private var start = 0
+    /// Where the letters after the current token's first apostrophe start, counted from the
+    /// token's start, if it has one.
     private var afterApostrophe: Int?
 
     /// Letters after an apostrophe that also make a token of their own (`l'eau` → `eau`).
     static let elidedWordLength = 3
 
-    mutating func add(letter: UInt8) { current.append(letter) }
+    mutating func add(letter: UInt8) { run.bytes.append(letter) }
 
-    mutating func add(letters: UnsafeBufferPointer<UInt8>) { current.append(contentsOf: letters) }
+    mutating func add(letters: UnsafeBufferPointer<UInt8>) { run.bytes.append(contentsOf: letters) }
 
     mutating func add(_ fold: ScalarFolds.Fold) {
         switch fold {
         case .skip, .mixed: return
-        case .letters(let bytes): current.append(contentsOf: bytes)
-        case .apostrophe: if !current.isEmpty && afterApostrophe == nil { afterApostrophe = current.count }
+        case .letters(let bytes): run.bytes.append(contentsOf: bytes)
+        case .apostrophe:
+            let length = run.bytes.count - start
+            if length > 0 && afterApostrophe == nil { afterApostrophe = length }
         case .separator:
-            guard !current.isEmpty else { return }
-            out.append(String(decoding: current, as: UTF8.self))
-            if let start = afterApostrophe, current.count - start >= Self.elidedWordLength {
-                out.append(String(decoding: current[start...], as: UTF8.self))
+            let end = run.bytes.count
+            guard end > start else { return }
+            run.ends.append(end)
+            if let offset = afterApostrophe, end - start - offset >= Self.elidedWordLength {
+                for index in (start + offset)..<end { run.bytes.append(run.bytes[index]) }
+                run.ends.append(run.bytes.count)
             }
-            current.removeAll(keepingCapacity: true)
+            start = run.bytes.count
             afterApostrophe = nil
         }
     }
 
-    mutating func finished() -> [String] {
+    mutating func finished() -> TermRun {
         add(.separator)
-        return out
+        return run
     }
 }
 
@@ -306,11 +423,11 @@ struct ScalarFolds: Sendable {
     /// place: a `Fold` per scalar held the table's bytes as a slice, and retaining and releasing
     /// it was a third of analysing a catalog's accented text (analysis was a quarter of an
     /// upsert of 100 archive entities). ASCII (most catalog fields) folds without the tables.
-    func tokens(ofTabledText text: UnsafeBufferPointer<UInt8>) -> [String]? {
+    func tokens(ofTabledText text: UnsafeBufferPointer<UInt8>) -> TermRun? {
         var tokens = TokenWriter()
         return kind.withUnsafeBufferPointer { kind in
             start.withUnsafeBufferPointer { start in
-                bytes.withUnsafeBufferPointer { folded -> [String]? in
+                bytes.withUnsafeBufferPointer { folded -> TermRun? in
                     var position = 0
                     while position < text.count {
                         // A String's bytes are valid UTF-8: a lead byte says how many follow.

@@ -11,9 +11,7 @@ struct SegmentBuilder {
     // (types, tags, categories, attribute values, locales, terms) are stored once.
     private var stringBytes: [UInt8] = []
     private var stringOffsets: [UInt32] = [0, 0]  // string 0 is ""
-    private var nameBytes: [UInt8] = []
-    private var nameOffsets: [UInt32] = [0, 0]  // name 0 is ""
-    private var nameIDs: [String: UInt32] = ["": 0]
+    private var names = SegmentBuilder.namesFromEmpty()
 
     private var docType: [UInt32] = []
     private var docID: [UInt32] = []
@@ -174,8 +172,12 @@ struct SegmentBuilder {
 
     /// Postings and phrases being built by ``finish(analyzer:)``.
     private struct TextBuild {
-        var termNumbers: [String: UInt32] = [:]
-        var terms: [String] = []
+        /// The builder's names and, after them, the terms that are no name of its own.
+        var names: NameTable
+        /// Per name number: its term number + 1, or 0 when it is no term (yet).
+        var termOfName: [UInt32] = []
+        /// Per term number: its name number.
+        var terms: [UInt32] = []
         /// Per term: the documents and, per document, the term's count in each field.
         var postings: [[(doc: UInt32, counts: FieldCounts)]] = []
         /// Per document: its field lengths in terms.
@@ -184,26 +186,46 @@ struct SegmentBuilder {
         /// Names analyzed once (a tag or a category path repeats across many documents): by name
         /// number, their term numbers and, for a tag, the hash of its terms as a phrase.
         var analyzedNames: [UInt32: (terms: [UInt32], phrase: UInt64?)] = [:]
+        /// The document being indexed: its terms with their counts per field, in the order met…
+        var documentTerms: [(term: UInt32, counts: FieldCounts)] = []
+        /// …and per term number, its place there + 1 (0 when the document has not met it).
+        var placeInDocument: [Int32] = []
 
-        mutating func termNumber(_ term: String) -> UInt32 {
-            if let known = termNumbers[term] { return known }
+        init(names: NameTable) { self.names = names }
+
+        mutating func termNumber(_ term: UnsafeBufferPointer<UInt8>) -> UInt32 {
+            let name = Int(names.number(of: term))
+            if name >= termOfName.count {
+                termOfName.append(
+                    contentsOf: repeatElement(0, count: max(name + 1, 2 * termOfName.count) - termOfName.count))
+            }
+            if termOfName[name] != 0 { return termOfName[name] - 1 }
             let number = UInt32(terms.count)
-            termNumbers[term] = number
-            terms.append(term)
+            termOfName[name] = number + 1
+            terms.append(UInt32(name))
             postings.append([])
+            placeInDocument.append(0)
             return number
+        }
+
+        /// The term numbers of a run of terms.
+        mutating func termNumbers(_ run: TermRun) -> [UInt32] {
+            var numbers = [UInt32]()
+            numbers.reserveCapacity(run.count)
+            run.forEach { numbers.append(termNumber($0)) }
+            return numbers
         }
     }
 
     /// Analyzes a document's text fields (read back from the columns) into postings and phrases.
     private func index(_ doc: Int, analyzer: Analyzer, into text: inout TextBuild) {
         // Terms are numbered in field order (title, tags, subtitle, category) as they are met.
-        let title = analyzer.terms(string(at: docTitle[doc]))
-        let titleNumbers = title.map { text.termNumber($0) }
+        let title = terms(ofString: docTitle[doc], analyzer: analyzer)
+        let titleNumbers = text.termNumbers(title)
         let tagTerms = tags[Int(docTagStart[doc])..<Int(docTagStart[doc + 1])].map {
             analyzed(name: $0, analyzer: analyzer, into: &text)
         }
-        let subtitle = analyzer.terms(string(at: docSubtitle[doc])).map { text.termNumber($0) }
+        let subtitle = text.termNumbers(terms(ofString: docSubtitle[doc], analyzer: analyzer))
         let category =
             docCategory[doc] == .max
             ? [] : analyzed(name: categoryNames[Int(docCategory[doc])], analyzer: analyzer, into: &text).terms
@@ -211,24 +233,30 @@ struct SegmentBuilder {
             (.title, titleNumbers), (.tags, tagTerms.flatMap(\.terms)), (.subtitle, subtitle), (.category, category),
         ]
         var lengths = FieldCounts()
-        // Few terms per document: a linear merge beats hashing.
-        var local = [(term: UInt32, counts: FieldCounts)]()
+        // A long text has hundreds of terms: each finds its place in the document by its number,
+        // not by a search of the terms met before it.
+        text.documentTerms.removeAll(keepingCapacity: true)
         for (field, terms) in fields {
             lengths[field] = UInt16(clamping: terms.count)
             for number in terms {
-                if let existing = local.firstIndex(where: { $0.term == number }) {
-                    local[existing].counts[field] &+= 1
+                let place = Int(text.placeInDocument[Int(number)])
+                if place != 0 {
+                    text.documentTerms[place - 1].counts[field] &+= 1
                 } else {
                     var counts = FieldCounts()
                     counts[field] = 1
-                    local.append((number, counts))
+                    text.documentTerms.append((number, counts))
+                    text.placeInDocument[Int(number)] = Int32(text.documentTerms.count)
                 }
             }
         }
         text.fieldLengths.append(lengths)
-        for (term, counts) in local { text.postings[Int(term)].append((UInt32(doc), counts)) }
+        for (term, counts) in text.documentTerms {
+            text.postings[Int(term)].append((UInt32(doc), counts))
+            text.placeInDocument[Int(term)] = 0
+        }
         var seen = Set<UInt64>()
-        let phrases = [title.isEmpty ? nil : Segment.hash(phrase: title)] + tagTerms.map(\.phrase)
+        let phrases = [title.phraseHash] + tagTerms.map(\.phrase)
         for case let hash? in phrases where seen.insert(hash).inserted {
             text.phrases[hash, default: []].append(UInt32(doc))
         }
@@ -240,10 +268,19 @@ struct SegmentBuilder {
         name: UInt32, analyzer: Analyzer, into text: inout TextBuild
     ) -> (terms: [UInt32], phrase: UInt64?) {
         if let known = text.analyzedNames[name] { return known }
-        let terms = analyzer.terms(self.name(at: name))
-        let result = (terms.map { text.termNumber($0) }, terms.isEmpty ? nil : Segment.hash(phrase: terms))
+        let terms = names.withName(name) { analyzer.termRun(utf8: $0) }
+        let result = (text.termNumbers(terms), terms.phraseHash)
         text.analyzedNames[name] = result
         return result
+    }
+
+    /// The terms of one document's string `id` (a title or subtitle).
+    private func terms(ofString id: UInt32, analyzer: Analyzer) -> TermRun {
+        stringBytes.withUnsafeBufferPointer { bytes in
+            analyzer.termRun(
+                utf8: UnsafeBufferPointer(
+                    rebasing: bytes[Int(stringOffsets[Int(id)])..<Int(stringOffsets[Int(id) + 1])]))
+        }
     }
 
     /// The local feature table of everything added, for ``Segment/init(_:localFeatures:fileName:)``.
@@ -254,19 +291,17 @@ struct SegmentBuilder {
 
     /// The sections of everything added, with the text analyzed by `analyzer`.
     func finish(analyzer: Analyzer) -> ByteRegion {
-        var text = TextBuild()
+        var text = TextBuild(names: names)
         var yieldPoint = YieldPoint()
         for doc in 0..<count {
             yieldPoint.pass()
             index(doc, analyzer: analyzer, into: &text)
         }
-        var names = self
-        let termNames = text.terms.map { names.name($0) }
         var out = SectionWriter()
         out.add(.stringBytes, stringBytes)
         out.add(.stringOffsets, stringOffsets)
-        out.add(.nameBytes, names.nameBytes)
-        out.add(.nameOffsets, names.nameOffsets)
+        out.add(.nameBytes, text.names.bytes)
+        out.add(.nameOffsets, text.names.offsets)
         out.add(.docType, docType)
         out.add(.docID, docID)
         out.add(.docTitle, docTitle)
@@ -312,7 +347,7 @@ struct SegmentBuilder {
         out.add(.attributeMaximum, attributeMaximum)
         out.add(.valueStrings, valueStrings)
         out.add(.valueAttribute, valueAttribute)
-        addText(text, termNames: termNames, to: &out)
+        addText(text, to: &out)
         let sortedRefs = refs.sorted { $0.hash != $1.hash ? $0.hash < $1.hash : $0.doc < $1.doc }
         out.add(.refHashes, sortedRefs.map(\.hash))
         out.add(.refDocs, sortedRefs.map(\.doc))
@@ -335,7 +370,7 @@ struct SegmentBuilder {
     /// Postings with their saturated normalised frequencies (``TextIndex/saturate(_:)`` of
     /// `Σ_f w_f · tf_f / (1 − b + b · len_f / avglen_f)`: the division is made once here, not per
     /// match and term of every search), the term table and the phrases.
-    private func addText(_ text: TextBuild, termNames: [UInt32], to out: inout SectionWriter) {
+    private func addText(_ text: TextBuild, to out: inout SectionWriter) {
         let fieldLengths = text.fieldLengths
         var averages = [Float](repeating: 0, count: TextField.allCases.count)
         if !fieldLengths.isEmpty {
@@ -374,8 +409,8 @@ struct SegmentBuilder {
             }
             start.append(UInt32(frequencies.count))
         }
-        out.add(.termStrings, termNames)
-        out.add(.termTable, Self.termTable(text.terms))
+        out.add(.termStrings, text.terms)
+        out.add(.termTable, Self.termTable(hashes: text.terms.map { text.names.hashes[Int($0)] }))
         out.add(.postingStart, start)
         out.add(.postingDocStart, docStart)
         out.add(.postingGaps, gaps + repeatElement(0, count: DocumentGaps.padding))
@@ -408,13 +443,14 @@ struct SegmentBuilder {
         out.add(.densePhraseRanks, densePhraseRanks)
     }
 
-    /// An open-addressing table of term numbers + 1 by the terms' hashes, at most half full.
-    static func termTable(_ terms: [String]) -> [UInt32] {
+    /// An open-addressing table of term numbers + 1 by the terms' hashes (``Segment/hash(_:)``),
+    /// at most half full.
+    static func termTable(hashes: [UInt64]) -> [UInt32] {
         var size = 16
-        while size < terms.count * 2 { size <<= 1 }
+        while size < hashes.count * 2 { size <<= 1 }
         var table = [UInt32](repeating: 0, count: size)
-        for (number, term) in terms.enumerated() {
-            var slot = Int(truncatingIfNeeded: Segment.hash(term)) & (size - 1)
+        for (number, hash) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: hash) & (size - 1)
             while table[slot] != 0 { slot = (slot + 1) & (size - 1) }
             table[slot] = UInt32(number + 1)
         }
@@ -442,12 +478,11 @@ struct SegmentBuilder {
         }
     }
 
-    private func string(at id: UInt32) -> String {
-        String(decoding: stringBytes[Int(stringOffsets[Int(id)])..<Int(stringOffsets[Int(id) + 1])], as: UTF8.self)
-    }
-
-    private func name(at id: UInt32) -> String {
-        String(decoding: nameBytes[Int(nameOffsets[Int(id)])..<Int(nameOffsets[Int(id) + 1])], as: UTF8.self)
+    /// A name table whose name 0 is "".
+    private static func namesFromEmpty() -> NameTable {
+        var names = NameTable()
+        _ = names.number(of: "")
+        return names
     }
 
     /// Appends a string of one document.
@@ -461,12 +496,7 @@ struct SegmentBuilder {
 
     /// A name that repeats across documents, stored once.
     private mutating func name(_ value: String) -> UInt32 {
-        if let id = nameIDs[value] { return id }
-        nameBytes.append(contentsOf: value.utf8)
-        let id = UInt32(nameOffsets.count - 1)
-        nameOffsets.append(UInt32(nameBytes.count))
-        nameIDs[value] = id
-        return id
+        names.number(of: value)
     }
 
     private mutating func number(ofType type: String) -> UInt32 {
