@@ -143,4 +143,23 @@ import Testing
         }
         #expect(tabledOnly == 4_000)
     }
+
+    @Test func kanaAndIdeographsFoldFromTheirBytesAsTheReferenceDoes() {
+        // Japanese and Chinese text: CJK punctuation, kana (voiced ones precomposed and as a
+        // kana with a combining mark), both ranges of unified ideographs, among ASCII; the path
+        // that reads bytes takes all of them.
+        var rng = SplitMix64(state: 17)
+        let pools: [ClosedRange<UInt32>] = [
+            0x20...0x7e, 0x3000...0x303f, 0x3040...0x30ff, 0x3099...0x309c, 0x3400...0x4dbf, 0x4e00...0x9fff,
+        ]
+        var fromBytes = 0
+        for _ in 0..<4_000 {
+            let text = Self.randomText(of: 1...32, from: pools, using: &rng)
+            var utf8 = text
+            if utf8.withUTF8({ ScalarFolds.shared.tokens(ofTabledText: $0) }) != nil { fromBytes += 1 }
+            #expect(Analyzer.tokens(text) == Self.referenceTokens(text), "\(text.unicodeScalars.map { $0.value })")
+        }
+        #expect(fromBytes == 4_000)
+        #expect(Analyzer().terms("東京のソフトウェアエンジニア・ジャバ") == ["東京のソフトウェアエンシニア", "シャハ"])
+    }
 }
