@@ -42,4 +42,17 @@ import Testing
         changes.note(.textNumber(attribute: 1, label: "4"), up: false)
         #expect(changes.netted().isEmpty)
     }
+
+    @Test(arguments: [0, 1, 300, 5_000])
+    func theRadixSortOrdersAsTheStandardSortDoes(count: Int) {
+        var rng = SplitMix64(state: UInt64(count) + 7)
+        // Keys shaped as a change's (kind on top, slot, sign), keys of any bits, and many equal.
+        let shaped = (0..<count).map { _ in
+            UInt64.random(in: 0..<4, using: &rng) << 62 | UInt64.random(in: 0..<100_000, using: &rng) << 1
+                | UInt64.random(in: 0..<2, using: &rng)
+        }
+        let any = (0..<count).map { _ in UInt64.random(in: 0...UInt64.max, using: &rng) }
+        let equal = (0..<count).map { _ in UInt64.random(in: 0..<3, using: &rng) << 40 }
+        for keys in [shaped, any, equal] { #expect(FacetCounterChanges.radixSorted(keys) == keys.sorted()) }
+    }
 }

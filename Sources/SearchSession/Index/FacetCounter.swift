@@ -15,7 +15,8 @@ enum FacetCounter: Hashable {
 /// Each change is one count up or down, kept as a number that sorts by counter (its kind, its
 /// slot, then the sign) and netted after one sort: a dictionary keyed by counter hashed each of
 /// them, 14 % of an upsert of 100 into archive-100k (thousands of changes a write: the counts of
-/// every live document and each kept term's).
+/// every live document and each kept term's). The sort is a radix sort (``radixSorted(_:)``):
+/// the standard library's comparison sort was 14 % of an upsert of 100 into jobs-100k.
 struct FacetCounterChanges {
     private var ups: [UInt64] = []
     /// Numbers counted by their text (attributes with strings too): few, kept by counter.
@@ -40,7 +41,7 @@ struct FacetCounterChanges {
     /// Each changed counter once, with its net change; counters that cancel out are left out.
     func netted() -> [(counter: FacetCounter, change: Int32)] {
         var out = [(counter: FacetCounter, change: Int32)]()
-        let sorted = ups.sorted()
+        let sorted = Self.radixSorted(ups)
         var index = 0
         while index < sorted.count {
             let counter = sorted[index] >> 1
@@ -60,6 +61,40 @@ struct FacetCounterChanges {
         }
         for (counter, change) in byText where change != 0 { out.append((counter, change)) }
         return out
+    }
+
+    /// `keys` in ascending order: a stable counting sort by each byte from the lowest, leaving
+    /// out the bytes every key shares (a change's key uses its low three bytes and its top one).
+    static func radixSorted(_ keys: [UInt64]) -> [UInt64] {
+        // Below a few hundred keys, eight histograms cost more than the comparisons.
+        guard keys.count > 256 else { return keys.sorted() }
+        var histograms = [Int](repeating: 0, count: 8 * 256)
+        for key in keys {
+            for byte in 0..<8 { histograms[byte << 8 | Int(truncatingIfNeeded: key >> (byte * 8)) & 0xFF] += 1 }
+        }
+        var source = keys
+        var target = [UInt64](repeating: 0, count: keys.count)
+        for byte in 0..<8 {
+            let histogram = histograms[(byte << 8)..<(byte << 8 + 256)]
+            if histogram.contains(keys.count) { continue }
+            var next = [Int](repeating: 0, count: 256)
+            var total = 0
+            for (digit, count) in histogram.enumerated() {
+                next[digit] = total
+                total += count
+            }
+            source.withUnsafeBufferPointer { source in
+                target.withUnsafeMutableBufferPointer { target in
+                    for key in source {
+                        let digit = Int(truncatingIfNeeded: key >> (byte * 8)) & 0xFF
+                        target[next[digit]] = key
+                        next[digit] += 1
+                    }
+                }
+            }
+            swap(&source, &target)
+        }
+        return source
     }
 }
 
