@@ -178,8 +178,15 @@ struct SegmentBuilder {
         var termOfName: [UInt32] = []
         /// Per term number: its name number.
         var terms: [UInt32] = []
-        /// Per term: the documents and, per document, the term's count in each field.
-        var postings: [[(doc: UInt32, counts: FieldCounts)]] = []
+        /// Postings in the order documents were indexed: per posting its term, its document and
+        /// the term's count in each field of it. One array each, not one per term: the
+        /// thousands of small arrays of a batch's terms were a third of building its segment
+        /// (retained, released, freed one by one).
+        var postingTerms: [UInt32] = []
+        var postingDocs: [UInt32] = []
+        var postingCounts: [FieldCounts] = []
+        /// Per term: how many postings it has.
+        var postingsOfTerm: [UInt32] = []
         /// Per document: its field lengths in terms.
         var fieldLengths: [FieldCounts] = []
         var phrases: [UInt64: [UInt32]] = [:]
@@ -203,7 +210,7 @@ struct SegmentBuilder {
             let number = UInt32(terms.count)
             termOfName[name] = number + 1
             terms.append(UInt32(name))
-            postings.append([])
+            postingsOfTerm.append(0)
             placeInDocument.append(0)
             return number
         }
@@ -252,7 +259,10 @@ struct SegmentBuilder {
         }
         text.fieldLengths.append(lengths)
         for (term, counts) in text.documentTerms {
-            text.postings[Int(term)].append((UInt32(doc), counts))
+            text.postingTerms.append(term)
+            text.postingDocs.append(UInt32(doc))
+            text.postingCounts.append(counts)
+            text.postingsOfTerm[Int(term)] += 1
             text.placeInDocument[Int(term)] = 0
         }
         var seen = Set<UInt64>()
@@ -387,17 +397,33 @@ struct SegmentBuilder {
         var denseWords = [UInt64]()
         var denseRanks = [UInt32]()
         var frequencies = [Float]()
+        // Each term's postings together, by a counting sort of the postings by term: they were
+        // made in document order, so each term's documents stay ascending.
+        var termStart = [Int](repeating: 0, count: text.terms.count + 1)
+        for (term, postings) in text.postingsOfTerm.enumerated() {
+            termStart[term + 1] = termStart[term] + Int(postings)
+        }
+        var docs = [UInt32](repeating: 0, count: text.postingDocs.count)
+        var fieldCounts = [FieldCounts](repeating: FieldCounts(), count: text.postingDocs.count)
+        var next = termStart
+        for (posting, term) in text.postingTerms.enumerated() {
+            docs[next[Int(term)]] = text.postingDocs[posting]
+            fieldCounts[next[Int(term)]] = text.postingCounts[posting]
+            next[Int(term)] += 1
+        }
         var yieldPoint = YieldPoint()
-        for (term, list) in text.postings.enumerated() {
+        for term in text.terms.indices {
             yieldPoint.pass()
-            if DenseBits.qualifies(postings: list.count, documents: count) {
+            let postings = termStart[term]..<termStart[term + 1]
+            if DenseBits.qualifies(postings: postings.count, documents: count) {
                 denseTerms.append(UInt32(term))
-                DenseBits.append(list.lazy.map(\.doc), documents: count, words: &denseWords, ranks: &denseRanks)
+                DenseBits.append(docs[postings], documents: count, words: &denseWords, ranks: &denseRanks)
             } else {
-                DocumentGaps.append(list.map(\.doc), to: &gaps)
+                DocumentGaps.append(docs[postings], to: &gaps)
             }
             docStart.append(UInt32(gaps.count))
-            for (doc, counts) in list {
+            for posting in postings {
+                let (doc, counts) = (docs[posting], fieldCounts[posting])
                 var tf: Float = 0
                 for field in TextField.allCases where counts[field] > 0 {
                     let norm =
