@@ -286,7 +286,7 @@ struct TermRun: Sendable {
         var hash = NameTable.offsetBasis
         var first = true
         forEach { term in
-            if !first { hash = (hash ^ UInt64(UInt8(ascii: " "))) &* NameTable.prime }
+            if !first { hash = NameTable.continuing(hash, with: UInt8(ascii: " ")) }
             first = false
             hash = NameTable.continuing(hash, with: term)
         }
@@ -459,7 +459,7 @@ struct ScalarFolds: Sendable {
                             return nil
                         }
                         guard value < Self.tabled else {
-                            guard (0x3400...0x4DBF).contains(value) || (0x4E00...0x9FFF).contains(value) else {
+                            guard let scalar = Unicode.Scalar(UInt32(value)), Self.hasNoCompatibilityForm(scalar) else {
                                 return nil
                             }
                             tokens.add(letters: UnsafeBufferPointer(rebasing: text[(position - 3)..<position]))

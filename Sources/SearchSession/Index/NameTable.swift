@@ -57,7 +57,7 @@ struct NameTable: Sendable {
         withName(number) { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// FNV-1a (64 bits) of `bytes`: ``Segment/hash(_:)`` of the same text.
+    /// FNV-1a (64 bits) of `bytes`: the hash of segments' term tables (``Segment/hash(_:)``).
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         continuing(offsetBasis, with: bytes)
     }
@@ -66,18 +66,18 @@ struct NameTable: Sendable {
     static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
 
     /// FNV-1a's multiplier.
-    static let prime: UInt64 = 0x100_0000_01b3
+    private static let prime: UInt64 = 0x100_0000_01b3
 
     /// FNV-1a of what `hash` was the hash of, followed by `bytes` (a phrase's hash is its terms'
     /// bytes with a space between each two, hashed as they come).
     static func continuing(_ hash: UInt64, with bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var hash = hash
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= prime
-        }
+        for byte in bytes { hash = continuing(hash, with: byte) }
         return hash
     }
+
+    /// FNV-1a of what `hash` was the hash of, followed by `byte`.
+    static func continuing(_ hash: UInt64, with byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* prime }
 
     /// The table slot of a hash: FNV's high bits never reach its low ones, which alone would
     /// pick the slot of a small table, so the high half is folded in.
@@ -86,8 +86,6 @@ struct NameTable: Sendable {
     private static func equal(
         _ name: UnsafeBufferPointer<UInt8>, _ arena: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int
     ) -> Bool {
-        guard end - start == name.count else { return false }
-        for index in 0..<name.count where arena[start + index] != name[index] { return false }
-        return true
+        end - start == name.count && UnsafeBufferPointer(rebasing: arena[start..<end]).elementsEqual(name)
     }
 }

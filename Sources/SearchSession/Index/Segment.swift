@@ -652,14 +652,10 @@ final class Segment: @unchecked Sendable {
 
     // MARK: Hashes
 
-    /// FNV-1a over the UTF-8 of a string.
+    /// FNV-1a over the UTF-8 of a string (``NameTable/hash(_:)``, which a builder numbers terms by).
     static func hash(_ text: String) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            h ^= UInt64(byte)
-            h &*= 0x100_0000_01b3
-        }
-        return h
+        var text = text
+        return text.withUTF8 { NameTable.hash($0) }
     }
 
     /// The hash of a reference: type and id, separated by a byte neither contains.
