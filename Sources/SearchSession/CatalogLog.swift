@@ -19,14 +19,17 @@ internal import Synchronization
 /// Positions come from `AUTOINCREMENT`, so they are never reused, even after old rows are dropped.
 ///
 /// Size: once a checkpoint has written the index through a position, ``fold(through:)`` folds
-/// the changes up to it into one row per entity (its last version, or that it was deleted) and
-/// drops them, in one transaction. The log then holds what changed since the checkpoint plus one
-/// row per entity ever written, not every batch ever written; nothing is lost, because a start
-/// whose index cannot be used replays the folded rows before the changes after them.
+/// the changes up to it into one row per entity (its last version, or that it was deleted), kept
+/// in a database beside the log (``CatalogFoldedRows``), then drops them from the log. The log
+/// then holds what changed since the checkpoint, and the folded rows one row per entity ever
+/// written, not every batch ever written; nothing is lost, because a start whose index cannot be
+/// used replays the folded rows before the changes after them.
 public final class CatalogLog: Sendable {
     /// The database file.
     public let path: String
     private let connection: Mutex<SQLiteConnection>
+    /// Where the folded changes are (internal for the tests of a fold cut short).
+    let foldedRows: CatalogFoldedRows
 
     /// What ``recover(fingerprint:)`` found: the changes to replay on top of the catalog file.
     struct Recovery {
@@ -56,21 +59,55 @@ public final class CatalogLog: Sendable {
                 payload BLOB
             )
             """)
-        // Changes folded per entity: its last upserted version, or a tombstone; and the position
-        // they were folded through.
-        try connection.execute(
-            """
-            CREATE TABLE IF NOT EXISTS catalog_folded (
-                type TEXT NOT NULL,
-                id TEXT NOT NULL,
-                deleted INTEGER NOT NULL,
-                entity BLOB,
-                PRIMARY KEY (type, id)
-            ) WITHOUT ROWID
-            """)
-        try connection.execute(
-            "CREATE TABLE IF NOT EXISTS catalog_marks (name TEXT PRIMARY KEY, position INTEGER NOT NULL)")
+        foldedRows = try CatalogFoldedRows(path: Self.foldedPath(for: path))
+        try Self.moveFoldedRows(of: connection, to: foldedRows)
         self.connection = Mutex(connection)
+    }
+
+    /// Where the folded rows of the log at `path` are: `catalog-log.sqlite` → `catalog-log-folded.sqlite`.
+    static func foldedPath(for path: String) -> String {
+        path.hasSuffix(".sqlite") ? String(path.dropLast(".sqlite".count)) + "-folded.sqlite" : path + "-folded"
+    }
+
+    /// Moves the folded rows a log written by an earlier version kept in its own database (tables
+    /// `catalog_folded` and `catalog_marks`) to `foldedRows`, then drops those tables. A crash
+    /// between the two leaves the tables, and the next open moves the same rows again.
+    private static func moveFoldedRows(
+        of connection: borrowing SQLiteConnection, to foldedRows: CatalogFoldedRows
+    ) throws(SearchError) {
+        var hasTables = false
+        try connection.forEachRow("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'catalog_folded'") {
+            _ in hasTables = true
+        }
+        guard hasTables else { return }
+        var position: UInt64?
+        try connection.forEachRow("SELECT position FROM catalog_marks WHERE name = 'folded'") { row in
+            position = UInt64(row.int(0))
+        }
+        if let position, let baseline = try lastBaseline(on: connection) {
+            var rows = [(ref: EntityRef, record: [UInt8]?)]()
+            try connection.forEachRow("SELECT type, id, deleted, entity FROM catalog_folded") { row in
+                rows.append(
+                    (EntityRef(type: row.text(0) ?? "", id: row.text(1) ?? ""), row.int(2) != 0 ? nil : row.blob(3)))
+            }
+            try foldedRows.replace(
+                with: rows, at: CatalogFoldedRows.Mark(position: position, baseline: UInt64(baseline.position)))
+        }
+        try connection.transaction { () throws(SearchError) in
+            try connection.execute("DROP TABLE catalog_folded")
+            try connection.execute("DROP TABLE IF EXISTS catalog_marks")
+        }
+    }
+
+    /// The last baseline's position and fingerprint, or `nil` before the first.
+    private static func lastBaseline(on connection: borrowing SQLiteConnection) throws(SearchError) -> (
+        position: Int64, fingerprint: String?
+    )? {
+        var last: (position: Int64, fingerprint: String?)?
+        try connection.forEachRow(
+            "SELECT position, fingerprint FROM catalog_log WHERE kind = 'baseline' ORDER BY position DESC LIMIT 1"
+        ) { row throws(SearchError) in last = (row.int(0), row.text(1)) }
+        return last
     }
 
     /// Finds the changes that apply to the catalog file with `fingerprint`, starting a new
@@ -79,18 +116,17 @@ public final class CatalogLog: Sendable {
     /// - Throws: ``SearchError/Code/storage`` when the log cannot be read or written, or holds a
     ///   change it cannot decode (a log written by a newer version).
     func recover(fingerprint: String) throws(SearchError) -> Recovery {
-        try connection.withLock { connection throws(SearchError) in
-            var last: (position: Int64, fingerprint: String?)?
-            try connection.forEachRow(
-                "SELECT position, fingerprint FROM catalog_log WHERE kind = 'baseline' ORDER BY position DESC LIMIT 1"
-            ) { row throws(SearchError) in last = (row.int(0), row.text(1)) }
-            if let last, last.fingerprint == fingerprint {
+        let mark = try foldedRows.mark()
+        return try connection.withLock { connection throws(SearchError) in
+            if let last = try Self.lastBaseline(on: connection), last.fingerprint == fingerprint {
                 var changes = [(position: UInt64, change: CatalogChange)]()
-                let folded = try Self.foldedPosition(on: connection)
+                // Rows folded under this baseline; a change the fold wrote there but had not yet
+                // dropped from the log (a crash between the two) is replayed from the rows.
+                let folded = mark.flatMap { $0.baseline == UInt64(last.position) ? $0.position : nil } ?? 0
                 var version = max(UInt64(last.position), folded)
                 try connection.forEachRow(
                     "SELECT position, payload FROM catalog_log WHERE position > ?1 ORDER BY position",
-                    bind: [.int(last.position)]
+                    bind: [.int(max(last.position, Int64(folded)))]
                 ) { row throws(SearchError) in
                     let position = UInt64(row.int(0))
                     changes.append((position, try CatalogChange(encoded: row.blob(1), position: position)))
@@ -126,95 +162,69 @@ public final class CatalogLog: Sendable {
     /// Folds the changes through `position` into one row per entity and drops them: call it
     /// once an index that includes them is durable (a checkpoint's manifest).
     ///
-    /// The changes are folded a few at a time, each few in a transaction of its own: the log is
-    /// locked for one such step, not the whole fold, so a write waits at most a step for its
-    /// append (the fold runs at a merge's low priority). Every step leaves a log that recovers
-    /// everything: the folded rows through its mark, the changes after it.
+    /// The changes are folded a few at a time: read from the log, written to the folded rows
+    /// (their own transaction and fsync, without the log), then dropped from the log. The log is
+    /// held only to read and to drop, so a write's append does not wait for the folding. Every
+    /// step leaves a log that recovers everything: the folded rows through their mark, the
+    /// changes after it.
     ///
     /// - Returns: How many changes were folded.
     @discardableResult
     func fold(through position: UInt64) throws(SearchError) -> Int {
+        guard
+            let baseline = try connection.withLock({ connection throws(SearchError) in
+                try Self.lastBaseline(on: connection)
+            })
+        else { return 0 }
         var folded = 0
         while true {
-            let step = try connection.withLock { connection throws(SearchError) in
-                try connection.transaction { () throws(SearchError) -> Int in
-                    try Self.foldStep(through: position, on: connection)
-                }
+            // After the rows' mark when they are this baseline's (a step whose drop from the log
+            // did not happen, after a crash, is not folded twice), else after the baseline.
+            let mark = try foldedRows.mark()
+            let after =
+                mark.flatMap { $0.baseline == UInt64(baseline.position) ? $0.position : nil }
+                ?? UInt64(baseline.position)
+            let entries = try connection.withLock { connection throws(SearchError) in
+                var entries = [(position: UInt64, payload: [UInt8])]()
+                try connection.forEachRow(
+                    "SELECT position, payload FROM catalog_log WHERE kind = 'change' AND position > ?1 "
+                        + "AND position <= ?2 ORDER BY position LIMIT ?3",
+                    bind: [.int(Int64(after)), .int(Int64(position)), .int(Int64(Self.changesPerFoldStep))]
+                ) { row in entries.append((UInt64(row.int(0)), row.blob(1))) }
+                return entries
             }
-            if step == 0 { return folded }
-            folded += step
+            guard let last = entries.last?.position else {
+                // What a step folded before a crash dropped it stays in the log until here.
+                if after > UInt64(baseline.position) {
+                    try connection.withLock { connection throws(SearchError) in
+                        try connection.run(
+                            "DELETE FROM catalog_log WHERE kind = 'change' AND position <= ?1",
+                            bind: [.int(Int64(min(after, position)))])
+                    }
+                }
+                return folded
+            }
+            try foldedRows.fold(entries, baseline: UInt64(baseline.position))
+            try connection.withLock { connection throws(SearchError) in
+                try connection.run(
+                    "DELETE FROM catalog_log WHERE kind = 'change' AND position <= ?1", bind: [.int(Int64(last))])
+            }
+            folded += entries.count
         }
     }
 
-    /// The changes folded per transaction.
+    /// The changes folded per step.
     static let changesPerFoldStep = 16
-
-    /// Folds the oldest changes through `position`, at most ``changesPerFoldStep``; returns how many.
-    private static func foldStep(through position: UInt64, on connection: borrowing SQLiteConnection)
-        throws(SearchError)
-        -> Int
-    {
-        var entries = [(position: UInt64, payload: [UInt8])]()
-        try connection.forEachRow(
-            "SELECT position, payload FROM catalog_log WHERE kind = 'change' AND position <= ?1 ORDER BY position "
-                + "LIMIT ?2",
-            bind: [.int(Int64(position)), .int(Int64(changesPerFoldStep))]
-        ) { row in entries.append((UInt64(row.int(0)), row.blob(1))) }
-        guard let last = entries.last?.position else { return 0 }
-        // Oldest first: an entity's row ends as its last change left it. Entity records are
-        // copied as they are (see CatalogChange+Binary): only their references are read.
-        for (at, payload) in entries {
-            if let records = try CatalogChange.entityRecords(encoded: payload, position: at) {
-                for (ref, record) in records {
-                    try connection.run(
-                        "INSERT OR REPLACE INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, 0, ?3)",
-                        bind: [.text(ref.type), .text(ref.id), .blob(Array(record))])
-                }
-            } else if case .delete(let refs) = try CatalogChange(encoded: payload, position: at) {
-                for ref in refs {
-                    try connection.run(
-                        "INSERT OR REPLACE INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, 1, NULL)",
-                        bind: [.text(ref.type), .text(ref.id)])
-                }
-            }
-        }
-        try connection.run(
-            "DELETE FROM catalog_log WHERE kind = 'change' AND position <= ?1", bind: [.int(Int64(last))])
-        try connection.run(
-            "INSERT OR REPLACE INTO catalog_marks (name, position) VALUES ('folded', ?1)", bind: [.int(Int64(last))])
-        return entries.count
-    }
 
     /// The folded changes as two batches at the position they were folded through (upserts,
     /// then deletes: an entity has one row, so their order does not matter), or none.
     func foldedChanges() throws(SearchError) -> [(position: UInt64, change: CatalogChange)] {
-        try connection.withLock { connection throws(SearchError) in
-            let folded = try Self.foldedPosition(on: connection)
-            guard folded > 0 else { return [] }
-            var upserts = [Entity]()
-            var deletes = [EntityRef]()
-            try connection.forEachRow("SELECT type, id, deleted, entity FROM catalog_folded ORDER BY type, id") {
-                row throws(SearchError) in
-                if row.int(2) != 0 {
-                    deletes.append(EntityRef(type: row.text(0) ?? "", id: row.text(1) ?? ""))
-                } else {
-                    upserts.append(try CatalogChange.decodeEntity(row.blob(3), position: folded))
-                }
-            }
-            var changes = [(position: UInt64, change: CatalogChange)]()
-            if !upserts.isEmpty { changes.append((folded, .upsert(upserts))) }
-            if !deletes.isEmpty { changes.append((folded, .delete(deletes))) }
-            return changes
-        }
-    }
-
-    /// The position the changes were folded through, or 0.
-    private static func foldedPosition(on connection: borrowing SQLiteConnection) throws(SearchError) -> UInt64 {
-        var folded: UInt64 = 0
-        try connection.forEachRow("SELECT position FROM catalog_marks WHERE name = 'folded'") { row in
-            folded = UInt64(row.int(0))
-        }
-        return folded
+        guard
+            let baseline = try connection.withLock({ connection throws(SearchError) in
+                try Self.lastBaseline(on: connection)
+            })
+        else { return [] }
+        return try foldedRows.changes(baseline: UInt64(baseline.position))
     }
 
     private static func appendBaseline(_ fingerprint: String, on connection: borrowing SQLiteConnection)
@@ -225,9 +235,9 @@ public final class CatalogLog: Sendable {
             try connection.run(
                 "INSERT INTO catalog_log (kind, fingerprint) VALUES ('baseline', ?1)", bind: [.text(fingerprint)])
             let position = connection.lastInsertedRowID
+            // The folded rows of the baselines before stay until the next fold: they are ignored
+            // meanwhile (see CatalogFoldedRows).
             try connection.run("DELETE FROM catalog_log WHERE position < ?1", bind: [.int(position)])
-            try connection.execute("DELETE FROM catalog_folded")
-            try connection.execute("DELETE FROM catalog_marks WHERE name = 'folded'")
             return UInt64(position)
         }
     }

@@ -9,7 +9,11 @@ import Testing
     final class TemporaryLog {
         let path = NSTemporaryDirectory() + "vi-continue-log-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).sqlite"
         func open() throws -> CatalogLog { try CatalogLog(path: path) }
-        deinit { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        deinit {
+            for file in [path, CatalogLog.foldedPath(for: path)] {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+            }
+        }
     }
 
     static var file: CatalogFile { CatalogLoader.parse(Array(Fixtures.jsonl.utf8)) }
@@ -152,6 +156,101 @@ import Testing
         let third = try Self.engine(changed, log: log.open())
         #expect(third.snapshot.entity(EntityRef(type: "album", id: "help")) == nil)
         #expect(try log.open().foldedChanges().isEmpty)
+        // The next fold clears the older baseline's rows: only this baseline's write is there.
+        try third.upsert([Entity(type: "album", id: "rubber-soul", title: "Rubber Soul")])
+        #expect(try log.open().fold(through: third.snapshot.version) == 1)
+        let folded = try log.open().foldedChanges()
+        #expect(folded.count == 1)
+        guard case .upsert(let entities) = folded.first?.change else {
+            Issue.record("expected one folded upsert")
+            return
+        }
+        #expect(entities.map(\.id) == ["rubber-soul"])
+    }
+
+    /// The changes of the log, as stored, with their positions.
+    static func storedChanges(of path: String) throws -> [(position: Int64, payload: [UInt8])] {
+        let connection = try SQLiteConnection(path: path)
+        var changes = [(position: Int64, payload: [UInt8])]()
+        try connection.forEachRow("SELECT position, payload FROM catalog_log WHERE kind = 'change' ORDER BY position") {
+            row in changes.append((row.int(0), row.blob(1)))
+        }
+        return changes
+    }
+
+    @Test func aFoldCutShortBeforeItDroppedItsChangesLosesNothingAndTheNextFoldDropsThem() throws {
+        let log = TemporaryLog()
+        let first = try Self.engine(log: log.open())
+        try first.upsert([Entity(type: "album", id: "revolver", title: "Revolver")])
+        try first.upsert([Entity(type: "album", id: "revolver", title: "Revolver (mono)")])
+        try first.delete([EntityRef(type: "album", id: "let-it-be")])
+        let stored = try Self.storedChanges(of: log.path)
+        #expect(stored.count == 3)
+        #expect(try log.open().fold(through: first.snapshot.version) == 3)
+        // As if the process died after the rows were written and before the log dropped them.
+        do {
+            let connection = try SQLiteConnection(path: log.path)
+            for (position, payload) in stored {
+                try connection.run(
+                    "INSERT INTO catalog_log (position, kind, payload) VALUES (?1, 'change', ?2)",
+                    bind: [.int(position), .blob(payload)])
+            }
+        }
+        try first.upsert([Entity(type: "album", id: "help", title: "Help!")])
+        let second = try Self.engine(log: log.open())
+        #expect(second.snapshot.version == first.snapshot.version)
+        #expect(Set(second.snapshot.entities) == Set(first.snapshot.entities))
+        #expect(second.snapshot.entity(EntityRef(type: "album", id: "revolver"))?.title == "Revolver (mono)")
+        // The next fold takes only the change after the rows' mark, and drops the three again.
+        #expect(try log.open().fold(through: second.snapshot.version) == 1)
+        #expect(try Self.storedChanges(of: log.path).isEmpty)
+        let third = try Self.engine(log: log.open())
+        #expect(Set(third.snapshot.entities) == Set(first.snapshot.entities))
+    }
+
+    @Test func foldedRowsAnEarlierVersionKeptInTheLogsDatabaseAreMovedBesideIt() throws {
+        let log = TemporaryLog()
+        let first = try Self.engine(log: log.open())
+        try first.upsert([Entity(type: "album", id: "revolver", title: "Revolver")])
+        try first.delete([EntityRef(type: "album", id: "let-it-be")])
+        #expect(try log.open().fold(through: first.snapshot.version) == 2)
+        try first.upsert([Entity(type: "album", id: "help", title: "Help!")])
+        let mark = try #require(try log.open().foldedRows.mark())
+        // The earlier layout: the rows and their mark in the log's own database, no file beside it.
+        do {
+            let folded = try SQLiteConnection(path: CatalogLog.foldedPath(for: log.path))
+            var rows = [(type: String, id: String, deleted: Int64, entity: [UInt8])]()
+            try folded.forEachRow("SELECT type, id, deleted, entity FROM folded") { row in
+                rows.append((row.text(0) ?? "", row.text(1) ?? "", row.int(2), row.blob(3)))
+            }
+            #expect(rows.count == 2)
+            let connection = try SQLiteConnection(path: log.path)
+            try connection.execute(
+                "CREATE TABLE catalog_folded (type TEXT NOT NULL, id TEXT NOT NULL, deleted INTEGER NOT NULL, "
+                    + "entity BLOB, PRIMARY KEY (type, id)) WITHOUT ROWID")
+            try connection.execute("CREATE TABLE catalog_marks (name TEXT PRIMARY KEY, position INTEGER NOT NULL)")
+            for row in rows {
+                try connection.run(
+                    "INSERT INTO catalog_folded (type, id, deleted, entity) VALUES (?1, ?2, ?3, ?4)",
+                    bind: [.text(row.type), .text(row.id), .int(row.deleted), .blob(row.entity)])
+            }
+            try connection.run(
+                "INSERT INTO catalog_marks (name, position) VALUES ('folded', ?1)", bind: [.int(Int64(mark.position))])
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: CatalogLog.foldedPath(for: log.path) + suffix)
+        }
+        // A start whose index cannot be used replays the moved rows on the file, then the change after.
+        let second = try Self.engine(log: log.open())
+        #expect(second.snapshot.version == first.snapshot.version)
+        #expect(Set(second.snapshot.entities) == Set(first.snapshot.entities))
+        #expect(try log.open().foldedRows.mark() == mark)
+        let connection = try SQLiteConnection(path: log.path)
+        var tables = [String]()
+        try connection.forEachRow("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { row in
+            tables.append(row.text(0) ?? "")
+        }
+        #expect(!tables.contains("catalog_folded") && !tables.contains("catalog_marks"))
     }
 
     @Test func aFoldOfMoreChangesThanOneStepTakesKeepsEveryOne() throws {
