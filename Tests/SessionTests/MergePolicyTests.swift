@@ -69,6 +69,24 @@ import Testing
         #expect(MergePolicy().segmentsToMerge(in: Array(sizes.prefix(32))) == nil)
     }
 
+    @Test func segmentsPiledUpDuringALongMergeAreMergedManyAtOnce() {
+        // 110 batches of 100 written while a merge ran, behind a large catalog's segments.
+        var segments = [Sizes(documents: 1_000_000, deleted: 0)]
+        segments += Array(repeating: Sizes(documents: 6_400, deleted: 0), count: 3)
+        segments += Array(repeating: Sizes(documents: 800, deleted: 0), count: 5)
+        segments += Array(repeating: Sizes(documents: 100, deleted: 0), count: 110)
+        #expect(MergePolicy().segmentsToMerge(in: segments) == 55..<119)
+        var drained = 0
+        while let run = MergePolicy().segmentsToMerge(in: segments) {
+            let documents = segments[run].reduce(0) { $0 + $1.documents }
+            segments.replaceSubrange(run, with: [Sizes(documents: documents, deleted: 0)])
+            drained += 1
+        }
+        // Eight at a time took 14 merges.
+        #expect(drained == 2)
+        #expect(segments.count <= MergePolicy().maximumSegments)
+    }
+
     @Test func theLowestTierWithEnoughNeighboursMergesFirst() {
         let large = Array(repeating: Sizes(documents: 1_000, deleted: 0), count: 8)
         let small = Array(repeating: Sizes(documents: 100, deleted: 0), count: 8)
