@@ -105,6 +105,8 @@ final class CatalogFoldedRows: Sendable {
                 }
                 try Self.setMark(mark, on: connection)
             }
+            // All the rows went through the WAL in one transaction, which would otherwise stay that long.
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
     }
 

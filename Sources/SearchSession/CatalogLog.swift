@@ -97,6 +97,8 @@ public final class CatalogLog: Sendable {
             try connection.execute("DROP TABLE catalog_folded")
             try connection.execute("DROP TABLE IF EXISTS catalog_marks")
         }
+        // Dropping the rows went through the WAL, which would otherwise stay that long.
+        try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     /// The last baseline's position and fingerprint, or `nil` before the first.

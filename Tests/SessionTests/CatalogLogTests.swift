@@ -251,6 +251,11 @@ import Testing
             tables.append(row.text(0) ?? "")
         }
         #expect(!tables.contains("catalog_folded") && !tables.contains("catalog_marks"))
+        // Neither WAL keeps the length of the move.
+        for file in [log.path, CatalogLog.foldedPath(for: log.path)] {
+            let size = try FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int
+            #expect(size == 0)
+        }
     }
 
     @Test func aFoldOfMoreChangesThanOneStepTakesKeepsEveryOne() throws {
