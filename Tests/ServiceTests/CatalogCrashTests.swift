@@ -5,6 +5,8 @@ import Synchronization
 import Testing
 import WireProtocol
 
+@testable import SearchSession
+
 /// A `vi-continue serve` on its embedded default (SQLite state) killed with SIGKILL in the middle
 /// of catalog write batches, then restarted on the same state directory and catalog.
 extension ServeProcessTests {
@@ -34,19 +36,11 @@ extension ServeProcessTests {
             return answer.results.filter { $0.entity?.id.hasPrefix(tag + "-") == true }.count
         }
 
-        @Test(
-            "SIGKILL during upsert batches: after restart every acknowledged batch is whole, and no batch is torn"
-        )
-        func sigkillDuringUpserts() async throws {
-            let stateDirectory =
-                NSTemporaryDirectory() + "vi-continue-catalog-crash-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
-            // Writes go over the Unix socket, as a local tool's do: they need no token there.
-            try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
-            let socket = stateDirectory + "/serve.sock"
-            let arguments = [
-                "--store", "sqlite", "--state-dir", stateDirectory, "--log-level", "warn", "--unix-socket", socket,
-            ]
+        /// Four writers send batches over the Unix socket of a server started with `arguments`
+        /// until `acknowledgedBeforeKill` are acknowledged, then the server is killed (SIGKILL).
+        static func writeUntilKilled(
+            _ arguments: [String], socket: String, acknowledgedBeforeKill: Int
+        ) async throws -> (sent: [String], acknowledged: Set<String>) {
             let first = try ServerProcess(arguments)
             let batches = Batches()
             await withTaskGroup(of: Void.self) { group in
@@ -65,8 +59,8 @@ extension ServeProcessTests {
                     }
                 }
                 group.addTask {
-                    let deadline = ContinuousClock.now + .seconds(30)
-                    while batches.all.acknowledged.count < 40, ContinuousClock.now < deadline {
+                    let deadline = ContinuousClock.now + .seconds(60)
+                    while batches.all.acknowledged.count < acknowledgedBeforeKill, ContinuousClock.now < deadline {
                         try? await Task.sleep(for: .milliseconds(1))
                     }
                     first.send(SIGKILL)
@@ -75,8 +69,14 @@ extension ServeProcessTests {
             #expect(await first.waitForExit() != nil)
             #expect(first.process.terminationReason == .uncaughtSignal)
             let (sent, acknowledged) = batches.all
-            #expect(acknowledged.count >= 40)
+            #expect(acknowledged.count >= acknowledgedBeforeKill)
+            return (sent, acknowledged)
+        }
 
+        /// Restarts the server and checks every batch sent: each acknowledged one whole, none torn.
+        static func expectEveryAcknowledgedBatchWhole(
+            _ arguments: [String], socket: String, sent: [String], acknowledged: Set<String>, what: String
+        ) async throws {
             let second = try ServerProcess(arguments)
             let client = ServiceClient(target: .unix(path: socket))
             var lost = [String]()
@@ -92,10 +92,51 @@ extension ServeProcessTests {
             #expect(lost.isEmpty, "\(lost.count) of \(acknowledged.count) acknowledged batches lost: \(lost.prefix(3))")
             #expect(torn.isEmpty, "torn batches: \(torn.prefix(3))")
             print(
-                "catalog crash: \(acknowledged.count) batches acknowledged before SIGKILL, all whole after restart; "
+                "\(what): \(acknowledged.count) batches acknowledged before SIGKILL, all whole after restart; "
                     + "\(unacknowledgedButThere) of \(sent.count - acknowledged.count) in flight had been logged")
             second.send(SIGTERM)
             #expect(await second.waitForExit() == 0)
+        }
+
+        static func stateDirectory() throws -> (path: String, arguments: [String], socket: String) {
+            let path =
+                NSTemporaryDirectory() + "vi-continue-catalog-crash-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            // Writes go over the Unix socket, as a local tool's do: they need no token there.
+            let socket = path + "/serve.sock"
+            let arguments = ["--store", "sqlite", "--state-dir", path, "--log-level", "warn", "--unix-socket", socket]
+            return (path, arguments, socket)
+        }
+
+        @Test(
+            "SIGKILL during upsert batches: after restart every acknowledged batch is whole, and no batch is torn"
+        )
+        func sigkillDuringUpserts() async throws {
+            let state = try Self.stateDirectory()
+            defer { try? FileManager.default.removeItem(atPath: state.path) }
+            let (sent, acknowledged) = try await Self.writeUntilKilled(
+                state.arguments, socket: state.socket, acknowledgedBeforeKill: 40)
+            try await Self.expectEveryAcknowledgedBatchWhole(
+                state.arguments, socket: state.socket, sent: sent, acknowledged: acknowledged, what: "catalog crash")
+        }
+
+        @Test(
+            "SIGKILL while checkpoints fold the log, restarted without the index: the folded rows and the log hold every acknowledged batch"
+        )
+        func sigkillDuringFoldsThenNoIndex() async throws {
+            let state = try Self.stateDirectory()
+            defer { try? FileManager.default.removeItem(atPath: state.path) }
+            // Enough batches for merges, and the checkpoints after them that fold the log.
+            let (sent, acknowledged) = try await Self.writeUntilKilled(
+                state.arguments, socket: state.socket, acknowledgedBeforeKill: 400)
+            let folded = try CatalogFoldedRows(path: state.path + "/catalog-log-folded.sqlite")
+            #expect(try folded.mark() != nil, "no checkpoint folded the log before the kill")
+            // Without the index the restart parses the catalog and replays the folded rows, then
+            // the changes after them.
+            try FileManager.default.removeItem(atPath: state.path + "/index")
+            try await Self.expectEveryAcknowledgedBatchWhole(
+                state.arguments, socket: state.socket, sent: sent, acknowledged: acknowledged,
+                what: "catalog crash without the index")
         }
 
         @Test("a bad entity rejects its batch with INVALID_ARGUMENT, and a restart keeps the rejected batch out")
