@@ -28,7 +28,7 @@ public final class CatalogLog: Sendable {
     /// The database file.
     public let path: String
     private let connection: Mutex<SQLiteConnection>
-    /// Where the folded changes are (internal for the tests of a fold cut short).
+    /// Where the folded changes are (internal: tests read its mark).
     let foldedRows: CatalogFoldedRows
 
     /// What ``recover(fingerprint:)`` found: the changes to replay on top of the catalog file.

@@ -106,7 +106,7 @@ struct MergePolicy: Sendable {
             let documents = segments[run].reduce(0) { $0 + $1.documents }
             let largest = segments[run].map(\.documents).max()!
             if let current = best {
-                // largest / documents against the best's, without dividing (and 0 / 0 as 1).
+                // largest / documents against the best's, without dividing (an empty run as one document).
                 let share = largest * max(current.documents, 1)
                 let bestShare = current.largest * max(documents, 1)
                 if share > bestShare || (share == bestShare && documents > current.documents) { continue }
