@@ -21,6 +21,10 @@ final class CatalogFoldedRows: Sendable {
     struct Mark: Equatable {
         var position: UInt64
         var baseline: UInt64
+
+        /// The position the rows were folded through, when they are `baseline`'s; else `nil`
+        /// (an older baseline's rows count as none).
+        func position(under baseline: UInt64) -> UInt64? { self.baseline == baseline ? position : nil }
     }
 
     /// Opens (creating if needed) the rows at `path`.
@@ -68,17 +72,9 @@ final class CatalogFoldedRows: Sendable {
                 // are copied as they are (see CatalogChange+Binary): only their references are read.
                 for (at, payload) in entries {
                     if let records = try CatalogChange.entityRecords(encoded: payload, position: at) {
-                        for (ref, record) in records {
-                            try connection.run(
-                                "INSERT OR REPLACE INTO folded (type, id, deleted, entity) VALUES (?1, ?2, 0, ?3)",
-                                bind: [.text(ref.type), .text(ref.id), .blob(Array(record))])
-                        }
+                        for (ref, record) in records { try Self.put(ref, record: Array(record), on: connection) }
                     } else if case .delete(let refs) = try CatalogChange(encoded: payload, position: at) {
-                        for ref in refs {
-                            try connection.run(
-                                "INSERT OR REPLACE INTO folded (type, id, deleted, entity) VALUES (?1, ?2, 1, NULL)",
-                                bind: [.text(ref.type), .text(ref.id)])
-                        }
+                        for ref in refs { try Self.put(ref, record: nil, on: connection) }
                     }
                 }
                 try Self.setMark(Mark(position: last, baseline: baseline), on: connection)
@@ -92,17 +88,7 @@ final class CatalogFoldedRows: Sendable {
         try connection.withLock { connection throws(SearchError) in
             try connection.transaction { () throws(SearchError) in
                 try connection.execute("DELETE FROM folded")
-                for (ref, record) in rows {
-                    if let record {
-                        try connection.run(
-                            "INSERT INTO folded (type, id, deleted, entity) VALUES (?1, ?2, 0, ?3)",
-                            bind: [.text(ref.type), .text(ref.id), .blob(record)])
-                    } else {
-                        try connection.run(
-                            "INSERT INTO folded (type, id, deleted, entity) VALUES (?1, ?2, 1, NULL)",
-                            bind: [.text(ref.type), .text(ref.id)])
-                    }
-                }
+                for (ref, record) in rows { try Self.put(ref, record: record, on: connection) }
                 try Self.setMark(mark, on: connection)
             }
             // All the rows went through the WAL in one transaction, which would otherwise stay that long.
@@ -114,7 +100,9 @@ final class CatalogFoldedRows: Sendable {
     /// entity has one row, so their order does not matter), or none.
     func changes(baseline: UInt64) throws(SearchError) -> [(position: UInt64, change: CatalogChange)] {
         try connection.withLock { connection throws(SearchError) in
-            guard let mark = try Self.mark(on: connection), mark.baseline == baseline else { return [] }
+            guard let mark = try Self.mark(on: connection), let position = mark.position(under: baseline) else {
+                return []
+            }
             var upserts = [Entity]()
             var deletes = [EntityRef]()
             try connection.forEachRow("SELECT type, id, deleted, entity FROM folded ORDER BY type, id") {
@@ -122,13 +110,28 @@ final class CatalogFoldedRows: Sendable {
                 if row.int(2) != 0 {
                     deletes.append(EntityRef(type: row.text(0) ?? "", id: row.text(1) ?? ""))
                 } else {
-                    upserts.append(try CatalogChange.decodeEntity(row.blob(3), position: mark.position))
+                    upserts.append(try CatalogChange.decodeEntity(row.blob(3), position: position))
                 }
             }
             var changes = [(position: UInt64, change: CatalogChange)]()
-            if !upserts.isEmpty { changes.append((mark.position, .upsert(upserts))) }
-            if !deletes.isEmpty { changes.append((mark.position, .delete(deletes))) }
+            if !upserts.isEmpty { changes.append((position, .upsert(upserts))) }
+            if !deletes.isEmpty { changes.append((position, .delete(deletes))) }
             return changes
+        }
+    }
+
+    /// Writes `ref`'s row: its last version's `record`, or, when `nil`, that it was deleted.
+    private static func put(_ ref: EntityRef, record: [UInt8]?, on connection: borrowing SQLiteConnection)
+        throws(SearchError)
+    {
+        if let record {
+            try connection.run(
+                "INSERT OR REPLACE INTO folded (type, id, deleted, entity) VALUES (?1, ?2, 0, ?3)",
+                bind: [.text(ref.type), .text(ref.id), .blob(record)])
+        } else {
+            try connection.run(
+                "INSERT OR REPLACE INTO folded (type, id, deleted, entity) VALUES (?1, ?2, 1, NULL)",
+                bind: [.text(ref.type), .text(ref.id)])
         }
     }
 

@@ -124,7 +124,7 @@ public final class CatalogLog: Sendable {
                 var changes = [(position: UInt64, change: CatalogChange)]()
                 // Rows folded under this baseline; a change the fold wrote there but had not yet
                 // dropped from the log (a crash between the two) is replayed from the rows.
-                let folded = mark.flatMap { $0.baseline == UInt64(last.position) ? $0.position : nil } ?? 0
+                let folded = mark?.position(under: UInt64(last.position)) ?? 0
                 var version = max(UInt64(last.position), folded)
                 try connection.forEachRow(
                     "SELECT position, payload FROM catalog_log WHERE position > ?1 ORDER BY position",
@@ -173,19 +173,12 @@ public final class CatalogLog: Sendable {
     /// - Returns: How many changes were folded.
     @discardableResult
     func fold(through position: UInt64) throws(SearchError) -> Int {
-        guard
-            let baseline = try connection.withLock({ connection throws(SearchError) in
-                try Self.lastBaseline(on: connection)
-            })
-        else { return 0 }
+        guard let baseline = try lastBaselinePosition() else { return 0 }
         var folded = 0
         while true {
             // After the rows' mark when they are this baseline's (a step whose drop from the log
             // did not happen, after a crash, is not folded twice), else after the baseline.
-            let mark = try foldedRows.mark()
-            let after =
-                mark.flatMap { $0.baseline == UInt64(baseline.position) ? $0.position : nil }
-                ?? UInt64(baseline.position)
+            let after = try foldedRows.mark()?.position(under: baseline) ?? baseline
             let entries = try connection.withLock { connection throws(SearchError) in
                 var entries = [(position: UInt64, payload: [UInt8])]()
                 try connection.forEachRow(
@@ -197,7 +190,7 @@ public final class CatalogLog: Sendable {
             }
             guard let last = entries.last?.position else {
                 // What a step folded before a crash dropped it stays in the log until here.
-                if after > UInt64(baseline.position) {
+                if after > baseline {
                     try connection.withLock { connection throws(SearchError) in
                         try connection.run(
                             "DELETE FROM catalog_log WHERE kind = 'change' AND position <= ?1",
@@ -206,7 +199,7 @@ public final class CatalogLog: Sendable {
                 }
                 return folded
             }
-            try foldedRows.fold(entries, baseline: UInt64(baseline.position))
+            try foldedRows.fold(entries, baseline: baseline)
             try connection.withLock { connection throws(SearchError) in
                 try connection.run(
                     "DELETE FROM catalog_log WHERE kind = 'change' AND position <= ?1", bind: [.int(Int64(last))])
@@ -221,12 +214,15 @@ public final class CatalogLog: Sendable {
     /// The folded changes as two batches at the position they were folded through (upserts,
     /// then deletes: an entity has one row, so their order does not matter), or none.
     func foldedChanges() throws(SearchError) -> [(position: UInt64, change: CatalogChange)] {
-        guard
-            let baseline = try connection.withLock({ connection throws(SearchError) in
-                try Self.lastBaseline(on: connection)
-            })
-        else { return [] }
-        return try foldedRows.changes(baseline: UInt64(baseline.position))
+        guard let baseline = try lastBaselinePosition() else { return [] }
+        return try foldedRows.changes(baseline: baseline)
+    }
+
+    /// The last baseline's position, or `nil` before the first.
+    private func lastBaselinePosition() throws(SearchError) -> UInt64? {
+        try connection.withLock { connection throws(SearchError) in
+            try Self.lastBaseline(on: connection).map { UInt64($0.position) }
+        }
     }
 
     private static func appendBaseline(_ fingerprint: String, on connection: borrowing SQLiteConnection)

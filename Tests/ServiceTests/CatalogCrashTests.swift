@@ -108,35 +108,41 @@ extension ServeProcessTests {
             return (path, arguments, socket)
         }
 
+        /// Writes until `acknowledgedBeforeKill` batches are acknowledged, kills the server, runs
+        /// `beforeRestart` on the state directory, restarts and checks every batch sent.
+        static func killDuringWritesAndRestart(
+            acknowledgedBeforeKill: Int, what: String, beforeRestart: (String) throws -> Void = { _ in }
+        ) async throws {
+            let state = try Self.stateDirectory()
+            defer { try? FileManager.default.removeItem(atPath: state.path) }
+            let (sent, acknowledged) = try await Self.writeUntilKilled(
+                state.arguments, socket: state.socket, acknowledgedBeforeKill: acknowledgedBeforeKill)
+            try beforeRestart(state.path)
+            try await Self.expectEveryAcknowledgedBatchWhole(
+                state.arguments, socket: state.socket, sent: sent, acknowledged: acknowledged, what: what)
+        }
+
         @Test(
             "SIGKILL during upsert batches: after restart every acknowledged batch is whole, and no batch is torn"
         )
         func sigkillDuringUpserts() async throws {
-            let state = try Self.stateDirectory()
-            defer { try? FileManager.default.removeItem(atPath: state.path) }
-            let (sent, acknowledged) = try await Self.writeUntilKilled(
-                state.arguments, socket: state.socket, acknowledgedBeforeKill: 40)
-            try await Self.expectEveryAcknowledgedBatchWhole(
-                state.arguments, socket: state.socket, sent: sent, acknowledged: acknowledged, what: "catalog crash")
+            try await Self.killDuringWritesAndRestart(acknowledgedBeforeKill: 40, what: "catalog crash")
         }
 
         @Test(
             "SIGKILL while checkpoints fold the log, restarted without the index: the folded rows and the log hold every acknowledged batch"
         )
         func sigkillDuringFoldsThenNoIndex() async throws {
-            let state = try Self.stateDirectory()
-            defer { try? FileManager.default.removeItem(atPath: state.path) }
             // Enough batches for merges, and the checkpoints after them that fold the log.
-            let (sent, acknowledged) = try await Self.writeUntilKilled(
-                state.arguments, socket: state.socket, acknowledgedBeforeKill: 400)
-            let folded = try CatalogFoldedRows(path: state.path + "/catalog-log-folded.sqlite")
-            #expect(try folded.mark() != nil, "no checkpoint folded the log before the kill")
-            // Without the index the restart parses the catalog and replays the folded rows, then
-            // the changes after them.
-            try FileManager.default.removeItem(atPath: state.path + "/index")
-            try await Self.expectEveryAcknowledgedBatchWhole(
-                state.arguments, socket: state.socket, sent: sent, acknowledged: acknowledged,
-                what: "catalog crash without the index")
+            try await Self.killDuringWritesAndRestart(
+                acknowledgedBeforeKill: 400, what: "catalog crash without the index"
+            ) { state in
+                let folded = try CatalogFoldedRows(path: state + "/catalog-log-folded.sqlite")
+                #expect(try folded.mark() != nil, "no checkpoint folded the log before the kill")
+                // Without the index the restart parses the catalog and replays the folded rows,
+                // then the changes after them.
+                try FileManager.default.removeItem(atPath: state + "/index")
+            }
         }
 
         @Test("a bad entity rejects its batch with INVALID_ARGUMENT, and a restart keeps the rejected batch out")

@@ -17,12 +17,20 @@ import Testing
         var merges = [Int]()
         for _ in 0..<batches {
             segments.append(Sizes(documents: batchSize, deleted: 0))
-            while let run = policy.segmentsToMerge(in: segments) {
-                let live = segments[run].reduce(0) { $0 + $1.documents - $1.deleted }
-                merges.append(live)
-                segments.replaceSubrange(run, with: live > 0 ? [Sizes(documents: live, deleted: 0)] : [])
-            }
+            merges += settle(&segments, policy: policy)
             check(segments)
+        }
+        return merges
+    }
+
+    /// Merges what the policy asks for until it asks for nothing; returns the documents each
+    /// merge rewrote.
+    static func settle(_ segments: inout [Sizes], policy: MergePolicy = MergePolicy()) -> [Int] {
+        var merges = [Int]()
+        while let run = policy.segmentsToMerge(in: segments) {
+            let live = segments[run].reduce(0) { $0 + $1.documents - $1.deleted }
+            merges.append(live)
+            segments.replaceSubrange(run, with: live > 0 ? [Sizes(documents: live, deleted: 0)] : [])
         }
         return merges
     }
@@ -76,13 +84,7 @@ import Testing
         segments += Array(repeating: Sizes(documents: 800, deleted: 0), count: 5)
         segments += Array(repeating: Sizes(documents: 100, deleted: 0), count: 110)
         #expect(MergePolicy().segmentsToMerge(in: segments) == 55..<119)
-        var drained = 0
-        while let run = MergePolicy().segmentsToMerge(in: segments) {
-            let documents = segments[run].reduce(0) { $0 + $1.documents }
-            segments.replaceSubrange(run, with: [Sizes(documents: documents, deleted: 0)])
-            drained += 1
-        }
-        // Eight at a time took 14 merges.
+        let drained = Self.settle(&segments).count
         #expect(drained == 2)
         #expect(segments.count <= MergePolicy().maximumSegments)
     }
