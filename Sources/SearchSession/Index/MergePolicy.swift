@@ -149,11 +149,10 @@ struct SegmentMerge {
         var mapping = [[Int32]]()
         for (position, segment) in sources.enumerated() {
             var local = [Int32](repeating: -1, count: segment.count)
+            var numbers = SegmentBuilder.SourceNumbers(segment)
             for doc in 0..<segment.count where !sourceDeletes[position].contains(doc) {
                 local[doc] = Int32(builder.count)
-                var entity = segment.entity(doc)
-                entity.localFeatures = segment.localFeatures.localFeatures(of: doc)
-                builder.add(entity)
+                builder.add(doc, of: segment, numbers: &numbers)
             }
             mapping.append(local)
         }

@@ -297,6 +297,16 @@ final class Segment: @unchecked Sendable {
         }
     }
 
+    /// Appends strings `ids` (consecutive, as one document's are) to `bytes` in one read, and
+    /// where each ends, counted from the start of `bytes`, to `ends`.
+    func appendStrings(_ ids: ClosedRange<UInt32>, toBytes bytes: inout [UInt8], ends: inout [UInt32]) {
+        let start = Int(stringOffsets[Int(ids.lowerBound)])
+        let end = Int(stringOffsets[Int(ids.upperBound) + 1])
+        let landing = bytes.count
+        withStringBytes(start..<end) { bytes.append(contentsOf: $0) }
+        for id in ids { ends.append(UInt32(landing + Int(stringOffsets[Int(id) + 1]) - start)) }
+    }
+
     /// Lends the string bytes at `range` to `body`: in place in a segment in memory or a small
     /// mapped one, copied out of a large mapped file (see ``ByteRegion/copy(from:count:to:)``:
     /// a large mapped segment's strings never become resident memory).
@@ -487,15 +497,8 @@ final class Segment: @unchecked Sendable {
         }
         var prints = [FeaturePrint]()
         for (model, rows) in vectors.sorted(by: { $0.key < $1.key }) {
-            // Rows are in document order: a binary search finds the document's row.
-            var low = 0
-            var high = rows.docs.count
-            while low < high {
-                let mid = (low + high) / 2
-                if rows.docs[mid] < UInt32(doc) { low = mid + 1 } else { high = mid }
-            }
-            if low < rows.docs.count && rows.docs[low] == UInt32(doc) {
-                let start = low * rows.dimension
+            if let row = rows.row(of: UInt32(doc)) {
+                let start = row * rows.dimension
                 prints.append(FeaturePrint(model: model, values: Array(rows.rows[start..<(start + rows.dimension)])))
             }
         }

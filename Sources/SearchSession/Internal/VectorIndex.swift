@@ -97,6 +97,17 @@ struct VectorRows: @unchecked Sendable {
     /// The document of each row.
     let docs: UnsafeBufferPointer<UInt32>
 
+    /// The row of document `doc`, if it has one (rows are in document order).
+    func row(of doc: UInt32) -> Int? {
+        var low = 0
+        var high = docs.count
+        while low < high {
+            let mid = (low + high) / 2
+            if docs[mid] < doc { low = mid + 1 } else { high = mid }
+        }
+        return low < docs.count && docs[low] == doc ? low : nil
+    }
+
     /// The `limit` rows nearest to `query` within `maxDistance`, nearest first (ties by row order).
     func search(
         _ query: [Float], maxDistance: Float, limit: Int, kernel: VectorKernel = .best, filter: Bool = true
