@@ -336,6 +336,17 @@ if arguments.count > 3 && arguments[3] == "sheet-loop" {
     }
     exit(0)
 }
+if arguments.count > 3 && arguments[3] == "merge-ways" {
+    // A merge's build of N documents (default 20,000) of the catalog's segment, by number (as
+    // merges do) and from entities read back (as they did), alternating, five rounds.
+    let documents = arguments.count > 4 ? Int(arguments[4]) ?? 20_000 : 20_000
+    let (byNumber, fromEntities, same) = engine.timeMergeWays(documents: documents, rounds: 5)
+    func row(_ seconds: [Double]) -> String { seconds.map { String(format: "%.0f", $0 * 1000) }.joined(separator: ", ") }
+    print("merge of \(documents) documents, ms per round: by number \(row(byNumber)); from entities \(row(fromEntities))")
+    print(String(format: "median ratio (from entities ÷ by number): %.2f; same bytes: %@",
+        percentile(fromEntities.sorted(), 0.5) / percentile(byNumber.sorted(), 0.5), same ? "yes" : "NO"))
+    exit(0)
+}
 if arguments.count > 3 && arguments[3] == "capture-slowest" {
     // Which captures are slow, and what they have in common: each capture's fastest of the
     // rounds (the machine's noise mostly adds), the slowest 25 with their hits and relaxations.
