@@ -175,6 +175,23 @@ import Testing
         #expect(PercentEncoding.decode(encoded) == plain)
     }
 
+    @Test("a message past the trailer's budget is cut before the scalar that crosses it, ending with …")
+    func longMessagesAreCut() {
+        // ASCII (a byte each), "é" (6 encoded bytes each), "😀" (12): every cut lands between scalars.
+        for (unit, encodedSize) in [("a", 1), ("é", 6), ("😀", 12)] {
+            let message = "unknown service '" + String(repeating: unit, count: 1 << 20 / unit.utf8.count) + "'"
+            let encoded = PercentEncoding.encode(message)
+            #expect(encoded.count <= PercentEncoding.maxEncodedBytes + 9)
+            #expect(encoded.count > PercentEncoding.maxEncodedBytes - encodedSize + 9 - 1)
+            let decoded = PercentEncoding.decode(String(decoding: encoded, as: UTF8.self))
+            #expect(decoded.hasSuffix("…"))
+            #expect(message.hasPrefix(decoded.dropLast()))
+            #expect(!decoded.contains("\u{FFFD}"))
+        }
+        let fits = String(repeating: "b", count: PercentEncoding.maxEncodedBytes)
+        #expect(PercentEncoding.encode(fits) == Array(fits.utf8))
+    }
+
     @Test(arguments: [
         ("bad %zz escape", "bad %zz escape"), ("trailing %4", "trailing %4"), ("%", "%"), ("%FF", "\u{FFFD}"),
     ])

@@ -2,17 +2,34 @@
 enum PercentEncoding {
     private static let hex = Array("0123456789ABCDEF".utf8)
 
-    /// Encodes the UTF-8 of a message: bytes outside 0x20–0x7E, and `%`, become `%XX`.
+    /// The most bytes an encoded message takes before it is cut. A message travels in a trailer,
+    /// which clients cap together with the rest of the header list (grpcio at 8 KiB), and it may
+    /// quote what the client sent: an unknown service name of a megabyte came back whole.
+    static let maxEncodedBytes = 4_096
+
+    /// "…", encoded: what a cut message ends with.
+    private static let ellipsis = Array("%E2%80%A6".utf8)
+
+    /// Encodes the UTF-8 of a message: bytes outside 0x20–0x7E, and `%`, become `%XX`. Past
+    /// ``maxEncodedBytes`` the message is cut before the scalar that crosses it, and "…" ends it.
     static func encode(_ message: String) -> [UInt8] {
         var out = [UInt8]()
-        out.reserveCapacity(message.utf8.count)
-        for byte in message.utf8 {
-            if byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "%") {
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            } else {
-                out.append(byte)
+        out.reserveCapacity(min(message.utf8.count, maxEncodedBytes) + ellipsis.count)
+        for scalar in message.unicodeScalars {
+            let before = out.count
+            UTF8.encode(scalar) { byte in
+                if byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "%") {
+                    out.append(UInt8(ascii: "%"))
+                    out.append(hex[Int(byte >> 4)])
+                    out.append(hex[Int(byte & 0xF)])
+                } else {
+                    out.append(byte)
+                }
+            }
+            if out.count > maxEncodedBytes {
+                out.removeSubrange(before...)
+                out += ellipsis
+                break
             }
         }
         return out
