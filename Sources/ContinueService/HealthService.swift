@@ -15,7 +15,12 @@ public final class HealthService: Sendable {
     }
 
     private struct State {
-        var statuses: [String: ServingStatus] = ["": .serving]
+        var statuses: [String: ServingStatus] = ["": .serving] {
+            didSet { longestName = statuses.keys.map(\.utf8.count).max() ?? 0 }
+        }
+        /// The longest service name with a status: a longer one asked for is unknown without
+        /// hashing it (a client's name of a megabyte took a millisecond to hash).
+        var longestName = 0
         var watchers: [Int: Watcher] = [:]
         var nextWatcherID = 0
         var stopped = false
@@ -54,7 +59,11 @@ public final class HealthService: Sendable {
         [
             .unaryOnLoop(MethodPaths.Health.check) {
                 (request: Health.CheckRequest, _) throws(RPCError) -> Health.CheckResponse in
-                guard let status = self.state.withLock({ $0.statuses[request.service] }) else {
+                guard
+                    let status = self.state.withLock({ state in
+                        request.service.utf8.count <= state.longestName ? state.statuses[request.service] : nil
+                    })
+                else {
                     throw RPCError(code: .notFound, message: "unknown service '\(request.service)'")
                 }
                 return Health.CheckResponse(status: status)

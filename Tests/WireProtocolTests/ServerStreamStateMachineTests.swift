@@ -95,7 +95,7 @@ import Testing
 
     @Test func aWellFormedCallStartsItsHandlerOnceTheRequestEnds() throws {
         var (machine, action) = Self.machine([("x-user", "ada")])
-        guard case .accept(let deadline) = action else { throw Failure("not accepted: \(action)") }
+        guard case .accept(let deadline, _) = action else { throw Failure("not accepted: \(action)") }
         #expect(deadline == nil)
         guard case .buffered(let count) = Self.feed(&machine, Self.envelope([1, 2, 3])) else {
             throw Failure("not buffered")
@@ -165,7 +165,7 @@ import Testing
     }
 
     @Test func aGRPCTimeoutBecomesTheCallsDeadline() throws {
-        guard case .accept(let deadline) = Self.machine([("grpc-timeout", "250m")]).1 else {
+        guard case .accept(let deadline, _) = Self.machine([("grpc-timeout", "250m")]).1 else {
             throw Failure("not accepted")
         }
         #expect(deadline == Self.now + .milliseconds(250))

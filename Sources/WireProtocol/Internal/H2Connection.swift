@@ -271,8 +271,17 @@ class H2Connection: EventHandler, @unchecked Sendable {
     /// Set when a call's answer is ready to go out; lets `receive` send it before reading on.
     var answersReady = false
 
-    /// Bytes handed to nghttp2 at a time; see `receive`.
+    /// Bytes handed to nghttp2 at a time at first; see `receive`.
     static let receiveSlice = 256
+
+    /// The most bytes handed to nghttp2 at a time, once slices have answered nothing.
+    static let largestReceiveSlice = 64 << 10
+
+    /// Slices in a row that finish no answer before the next ones grow: a burst of small calls
+    /// answers every slice or two and keeps them small. (Growing from the first quiet slice,
+    /// Health calls multiplexed 32 at a time ran at 1.27 times gRPC C++'s rate in one run of
+    /// `bench/rpc/run`, against 1.66–1.89 for slices that stay small or grow after eight.)
+    static let quietSlicesBeforeGrowing = 8
 
     /// Feeds received bytes to nghttp2 a slice at a time, writing the answers finished so far
     /// between slices.
@@ -282,20 +291,33 @@ class H2Connection: EventHandler, @unchecked Sendable {
     /// the server idle while the client reads; answering each slice's calls as they finish lets
     /// the two overlap. A lone request fits in one slice, so it costs nothing there.
     ///
+    /// Past a few slices that finished no answer, each doubles the next: a large request's body
+    /// (a pixel buffer of a megabyte) came in 4,000 slices of 256 bytes, each a call into nghttp2
+    /// and the stream's state machine, 5 ms of a 1 MB request that gRPC C++ takes in 1.
+    ///
     /// - Returns: False when the connection was closed.
     private func receive(_ bytes: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
         var offset = 0
+        var slice = Self.receiveSlice
+        var quietSlices = 0
         while offset < count {
-            let length = min(Self.receiveSlice, count - offset)
+            let length = min(slice, count - offset)
             if nghttp2_session_mem_recv(session, bytes + offset, length) < 0 {
                 close()
                 return false
             }
             offset += length
-            if answersReady && offset < count {
-                answersReady = false
-                flush()
-                if isClosed { return false }
+            if answersReady {
+                slice = Self.receiveSlice
+                quietSlices = 0
+                if offset < count {
+                    answersReady = false
+                    flush()
+                    if isClosed { return false }
+                }
+            } else {
+                quietSlices += 1
+                if quietSlices >= Self.quietSlicesBeforeGrowing { slice = min(2 * slice, Self.largestReceiveSlice) }
             }
         }
         answersReady = false

@@ -12,6 +12,12 @@ final class ServerStream {
     var writer: ServerResponseWriter?
     /// Where the request messages of a streaming-request call go to its handler.
     var requests: AsyncThrowingStream<[UInt8], any Error>.Continuation?
+    /// For a request of one message: the window to open once the request is large (see
+    /// `ServerConnection.openWindowOfLargeRequest`), `nil` when there is none to open (a
+    /// streaming request, or once opened).
+    var windowToOpen: Int32?
+    /// The request bytes received so far.
+    var receivedBytes = 0
 
     init(id: Int32, startedAt: ContinuousClock.Instant) {
         self.id = id

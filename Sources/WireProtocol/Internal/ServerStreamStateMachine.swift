@@ -208,8 +208,9 @@ extension ServerStreamStateMachine {
         /// Answer with this HTTP status alone: not a gRPC request.
         case respondHTTP(status: Int)
         case reject(Rejection)
-        /// The call is accepted; run the deadline timer if there is a deadline.
-        case accept(deadline: ContinuousClock.Instant?)
+        /// The call is accepted; run the deadline timer if there is a deadline. Its request is one
+        /// message of at most `maxRequestBytes`, read whole before the handler starts.
+        case accept(deadline: ContinuousClock.Instant?, maxRequestBytes: Int)
         /// A streaming-request call is accepted and admitted: run the deadline timer if there is
         /// a deadline, and start the handler with an empty request stream.
         case startStreaming(CallStart)
@@ -459,7 +460,7 @@ extension ServerStreamStateMachine {
             ReceivingMessage(
                 method: method, deframer: MessageDeframer(maxMessageBytes: method.maxRequestBytes),
                 requestEncoding: requestEncoding, acceptEncoding: head.acceptEncoding, deadline: deadline))
-        return .accept(deadline: deadline)
+        return .accept(deadline: deadline, maxRequestBytes: method.maxRequestBytes)
     }
 
     /// A chunk of the request body.
