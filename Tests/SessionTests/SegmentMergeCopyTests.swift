@@ -73,11 +73,7 @@ import Testing
         let kept = { (doc: Int) in doc % skip != skip - 1 }
         let fromEntities = built { builder in
             for segment in sources {
-                for doc in 0..<segment.count where kept(doc) {
-                    var entity = segment.entity(doc)
-                    entity.localFeatures = segment.localFeatures.localFeatures(of: doc)
-                    builder.add(entity)
-                }
+                for doc in 0..<segment.count where kept(doc) { builder.addReadBack(doc, of: segment) }
             }
         }
         let byNumber = built { builder in

@@ -741,6 +741,15 @@ extension SegmentBuilder {
         }
     }
 
+    /// Adds document `doc` of `segment` read back as an entity, with its local features: how
+    /// merges added documents before ``add(_:of:numbers:)``, kept as the reference that must
+    /// build the same bytes (and for timing the two side by side).
+    mutating func addReadBack(_ doc: Int, of segment: Segment) {
+        var entity = segment.entity(doc)
+        entity.localFeatures = segment.localFeatures.localFeatures(of: doc)
+        add(entity)
+    }
+
     /// The builder's number of name `source` of `segment` (a tag, locale or related type).
     private mutating func name(_ source: UInt32, of segment: Segment, numbers: inout SourceNumbers) -> UInt32 {
         numbers.number(\.names, source) { names.number(of: segment.nameBytes(source)) }

@@ -340,8 +340,9 @@ if arguments.count > 3 && arguments[3] == "merge-ways" {
     // A merge's build of N documents (default 20,000) of the catalog's segment, by number (as
     // merges do) and from entities read back (as they did), alternating, five rounds.
     let documents = arguments.count > 4 ? Int(arguments[4]) ?? 20_000 : 20_000
-    let (byNumber, fromEntities, same) = engine.timeMergeWays(documents: documents, rounds: 5)
-    func row(_ seconds: [Double]) -> String { seconds.map { String(format: "%.0f", $0 * 1000) }.joined(separator: ", ") }
+    let (byNumberTimes, fromEntitiesTimes, same) = engine.timeMergeWays(documents: documents, rounds: 5)
+    let (byNumber, fromEntities) = (byNumberTimes.map(micros), fromEntitiesTimes.map(micros))
+    func row(_ micros: [Double]) -> String { micros.map { String(format: "%.0f", $0 / 1000) }.joined(separator: ", ") }
     print("merge of \(documents) documents, ms per round: by number \(row(byNumber)); from entities \(row(fromEntities))")
     print(String(format: "median ratio (from entities ÷ by number): %.2f; same bytes: %@",
         percentile(fromEntities.sorted(), 0.5) / percentile(byNumber.sorted(), 0.5), same ? "yes" : "NO"))
