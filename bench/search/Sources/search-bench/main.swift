@@ -336,6 +336,23 @@ if arguments.count > 3 && arguments[3] == "sheet-loop" {
     }
     exit(0)
 }
+if arguments.count > 3 && arguments[3] == "write-builds" {
+    // The segment a write of 100 entities builds, for consecutive batches of the catalog's first
+    // N entities (default 20,000), three rounds; the checksum of the bytes built tells whether a
+    // change to the builder built the same segments.
+    let count = min(arguments.count > 4 ? Int(arguments[4]) ?? 20_000 : 20_000, file.entities.count)
+    let entities = Array(file.entities[0..<count])
+    var samples = [Double]()
+    var checksums = Set<UInt64>()
+    for _ in 0..<3 {
+        let (times, checksum) = engine.timeWriteBuilds(of: entities, batch: 100)
+        samples += times.map(micros)
+        checksums.insert(checksum)
+    }
+    record("write build of 100", samples)
+    print("checksum of the bytes built: \(checksums.map { String($0, radix: 16) }.joined(separator: ", "))")
+    exit(0)
+}
 if arguments.count > 3 && arguments[3] == "merge-ways" {
     // A merge's build of N documents (default 20,000) of the catalog's segment, by number (as
     // merges do) and from entities read back (as they did), alternating, five rounds.
