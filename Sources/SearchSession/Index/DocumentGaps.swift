@@ -20,33 +20,40 @@ enum DocumentGaps {
 
     /// Appends `docs` (ascending, distinct) to `bytes`.
     static func append(_ docs: some Collection<UInt32>, to bytes: inout [UInt8]) {
+        // Each block is read twice, for its widest gap and then to write: no array of gaps, an
+        // allocation per term for a segment's thousands of terms with a document or two.
         var previous: Int64 = -1
-        var gaps = [UInt32]()
-        gaps.reserveCapacity(min(docs.count, blockSize))
+        var blockStart = docs.startIndex
         var remaining = docs.count
-        var iterator = docs.makeIterator()
         while remaining > 0 {
-            gaps.removeAll(keepingCapacity: true)
-            for _ in 0..<min(remaining, blockSize) {
-                let doc = iterator.next()!
-                gaps.append(UInt32(Int64(doc) - previous - 1))
-                previous = Int64(doc)
+            let count = min(remaining, blockSize)
+            let block = docs[blockStart..<docs.index(blockStart, offsetBy: count)]
+            var widest: UInt32 = 0
+            var last = previous
+            for doc in block {
+                widest = max(widest, UInt32(Int64(doc) - last - 1))
+                last = Int64(doc)
             }
-            remaining -= gaps.count
-            let width = UInt32.bitWidth - (gaps.max() ?? 0).leadingZeroBitCount
+            let width = UInt32.bitWidth - widest.leadingZeroBitCount
             bytes.append(UInt8(width))
-            bytes.append(UInt8(gaps.count - 1))
+            bytes.append(UInt8(count - 1))
             let start = bytes.count
-            bytes.append(contentsOf: repeatElement(0, count: (width * gaps.count + 7) / 8))
-            guard width > 0 else { continue }
-            for (position, gap) in gaps.enumerated() {
-                let bit = position * width
-                // At most 32 bits from a byte boundary plus 7: within the 5 bytes from bit / 8.
-                let shifted = UInt64(gap) << UInt64(bit & 7)
-                for byte in 0..<5 where start + bit / 8 + byte < bytes.count {
-                    bytes[start + bit / 8 + byte] |= UInt8(truncatingIfNeeded: shifted >> UInt64(byte * 8))
+            bytes.append(contentsOf: repeatElement(0, count: (width * count + 7) / 8))
+            if width > 0 {
+                for (position, doc) in block.enumerated() {
+                    let gap = UInt32(Int64(doc) - previous - 1)
+                    previous = Int64(doc)
+                    let bit = position * width
+                    // At most 32 bits from a byte boundary plus 7: within the 5 bytes from bit / 8.
+                    let shifted = UInt64(gap) << UInt64(bit & 7)
+                    for byte in 0..<5 where start + bit / 8 + byte < bytes.count {
+                        bytes[start + bit / 8 + byte] |= UInt8(truncatingIfNeeded: shifted >> UInt64(byte * 8))
+                    }
                 }
             }
+            previous = last
+            remaining -= count
+            blockStart = block.endIndex
         }
     }
 

@@ -39,8 +39,12 @@ struct FrequencyTable {
 
     init(_ frequencies: [Float]) {
         // Rounded as distinct values, not per posting: a large segment has tens of millions of
-        // postings and only tens of thousands of values.
-        let original = Array(Set(frequencies)).sorted()
+        // postings and only tens of thousands of values. They are found by their bit patterns
+        // (``Patterns``), not in a Set<Float> and a [Float: UInt8]: the standard library's
+        // hasher, twice a posting, was a twentieth of building an upsert's segment.
+        var patterns = Patterns()
+        for value in frequencies { patterns.insert(value.bitPattern) }
+        let original = patterns.distinct.map { Float(bitPattern: $0) }.sorted()
         var rounded = original
         var dropped: UInt32 = 0
         while Self.distinctCount(ofAscending: rounded) > Self.capacity {
@@ -49,15 +53,52 @@ struct FrequencyTable {
         }
         // Rounding keeps the order, so equal rounded values are neighbours.
         var distinct = [Float]()
-        var code = [Float: UInt8](minimumCapacity: original.count)
         for (value, roundedValue) in zip(original, rounded) {
             if distinct.last != roundedValue { distinct.append(roundedValue) }
-            code[value] = UInt8(distinct.count - 1)
+            patterns.setCode(UInt8(distinct.count - 1), of: value.bitPattern)
         }
-        codes = frequencies.map { code[$0]! }
+        codes = frequencies.map { patterns.code(of: $0.bitPattern) }
         var size = 1
         while size < distinct.count { size <<= 1 }
         values = distinct + Array(repeating: distinct.last ?? 0, count: size - distinct.count)
+    }
+
+    /// Distinct Float bit patterns with a code each, in an open-addressed table (linear probing,
+    /// at most half full).
+    private struct Patterns {
+        /// Per slot: a pattern, or `empty`.
+        private var slots = [UInt32](repeating: Patterns.empty, count: 1024)
+        private var slotCodes = [UInt8](repeating: 0, count: 1024)
+        /// The patterns in the order they came.
+        private(set) var distinct: [UInt32] = []
+        /// A NaN's pattern: a frequency is finite.
+        private static let empty = UInt32.max
+
+        /// The slot `pattern` has, or the empty one where it would go.
+        private func slot(of pattern: UInt32) -> Int {
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: (UInt64(pattern) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+            while slots[slot] != pattern && slots[slot] != Self.empty { slot = (slot + 1) & mask }
+            return slot
+        }
+
+        mutating func insert(_ pattern: UInt32) {
+            let place = slot(of: pattern)
+            guard slots[place] == Self.empty else { return }
+            slots[place] = pattern
+            distinct.append(pattern)
+            if 2 * distinct.count > slots.count {
+                slots = [UInt32](repeating: Self.empty, count: 2 * slots.count)
+                slotCodes = [UInt8](repeating: 0, count: slots.count)
+                for known in distinct { slots[slot(of: known)] = known }
+            }
+        }
+
+        /// Sets the code of an inserted pattern.
+        mutating func setCode(_ code: UInt8, of pattern: UInt32) { slotCodes[slot(of: pattern)] = code }
+
+        /// The code of an inserted pattern.
+        func code(of pattern: UInt32) -> UInt8 { slotCodes[slot(of: pattern)] }
     }
 
     private static func distinctCount(ofAscending values: [Float]) -> Int {

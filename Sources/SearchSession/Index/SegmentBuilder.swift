@@ -36,17 +36,22 @@ struct SegmentBuilder {
     private var relatedType: [UInt32] = []
     private var relatedID: [UInt32] = []
 
-    private var typeNumbers: [String: UInt32] = [:]
+    // Types, categories, attributes and values are found by their name's number (the name
+    // table hashes bytes): dictionaries keyed by Strings hashed each with the standard library's
+    // hasher, and a String made for each ancestor of a category path, were a fifth of adding an
+    // entity.
+    private var typeOfName = NameNumbers()
     private var typeNames: [UInt32] = []
-    private var categoryNumbers: [String: UInt32] = [:]
+    private var categoryOfName = NameNumbers()
     private var categoryNames: [UInt32] = []
     private var categoryParent: [UInt32] = []
-    private var attributeNumbers: [String: UInt32] = [:]
+    private var attributeOfName = NameNumbers()
     private var attributeNames: [UInt32] = []
     private var attributeKinds: [UInt8] = []
     private var attributeMinimum: [Double] = []
     private var attributeMaximum: [Double] = []
-    private var valueNumbers: [AttributeString: UInt32] = [:]
+    /// By attribute number << 32 | the value's name number.
+    private var valueNumbers: [UInt64: UInt32] = [:]
     private var valueStrings: [UInt32] = []
     private var valueAttribute: [UInt32] = []
     /// Distinct numbers per attribute, in arrival order.
@@ -57,11 +62,6 @@ struct SegmentBuilder {
     private struct NumberKey: Hashable {
         var attribute: UInt32
         var value: Double
-    }
-
-    private struct AttributeString: Hashable {
-        var attribute: UInt32
-        var value: String
     }
 
     private var refs: [(hash: UInt64, doc: UInt32)] = []
@@ -120,14 +120,14 @@ struct SegmentBuilder {
         docImage.append(string(entity.imageURL))
         docThumbnail.append(string(entity.thumbnailURL))
         docLink.append(string(entity.link))
-        docTitleSortKey.append(string(Analyzer.tokens(entity.title).joined(separator: " ")))
+        docTitleSortKey.append(sortKey(ofTitle: entity.title))
         docCategory.append(entity.category.isEmpty ? .max : number(ofCategory: entity.category))
         for tag in entity.tags { tags.append(name(tag)) }
         docTagStart.append(UInt32(tags.count))
         // Attributes in name order, so a document's pairs read the same whatever the input order.
-        for name in entity.attributes.keys.sorted() {
+        for (name, attributeValue) in entity.attributes.sorted(by: { $0.key < $1.key }) {
             let attribute = number(ofAttribute: name)
-            switch entity.attributes[name]! {
+            switch attributeValue {
             case .string(let value):
                 attributeKinds[Int(attribute)] |= 2
                 pairValue.append(number(ofValue: value, attribute: attribute))
@@ -194,10 +194,19 @@ struct SegmentBuilder {
         var postingsOfTerm: [UInt32] = []
         /// Per document: its field lengths in terms.
         var fieldLengths: [FieldCounts] = []
-        var phrases: [UInt64: [UInt32]] = [:]
-        /// Names analyzed once (a tag or a category path repeats across many documents): by name
-        /// number, their term numbers and, for a tag, the hash of its terms as a phrase.
-        var analyzedNames: [UInt32: (terms: [UInt32], phrase: UInt64?)] = [:]
+        /// Phrases as met, a (hash, document) pair each, put in order by ``addText(_:to:)``. One
+        /// array, not one per phrase: freeing a dictionary of small arrays, and the one of names
+        /// analyzed once below, was a tenth of building an upsert's segment.
+        var phrasePostings: [(hash: UInt64, doc: UInt32)] = []
+        /// Names analyzed once (a tag or a category path repeats across many documents), by name
+        /// number: where their term numbers start in ``analyzedTerms`` + 1 (0 while not
+        /// analyzed) and end.
+        var analyzedStart: [UInt32] = []
+        var analyzedEnd: [UInt32] = []
+        var analyzedTerms: [UInt32] = []
+        /// By name number, the hash of an analyzed tag's terms as a phrase (none when it has no
+        /// terms, which the range tells).
+        var analyzedPhrase: [UInt64] = []
         /// The document being indexed: its terms with their counts per field, in the order met…
         var documentTerms: [(term: UInt32, counts: FieldCounts)] = []
         /// …and per term number, its place there + 1 (0 when the document has not met it).
@@ -220,47 +229,74 @@ struct SegmentBuilder {
             return number
         }
 
-        /// The term numbers of a run of terms.
-        mutating func termNumbers(_ run: TermRun) -> [UInt32] {
-            var numbers = [UInt32]()
-            numbers.reserveCapacity(run.count)
-            run.forEach { numbers.append(termNumber($0)) }
-            return numbers
+        /// Counts term `number` once more in `field` of the document being indexed.
+        mutating func count(_ number: UInt32, in field: TextField) {
+            // A long text has hundreds of terms: each finds its place in the document by its
+            // number, not by a search of the terms met before it.
+            let place = Int(placeInDocument[Int(number)])
+            if place != 0 {
+                documentTerms[place - 1].counts[field] &+= 1
+            } else {
+                var counts = FieldCounts()
+                counts[field] = 1
+                documentTerms.append((number, counts))
+                placeInDocument[Int(number)] = Int32(documentTerms.count)
+            }
+        }
+
+        /// Counts each term of `run` in `field`, numbering the terms not met before.
+        mutating func count(_ run: TermRun, in field: TextField) {
+            run.forEach { count(termNumber($0), in: field) }
+        }
+
+        /// Counts the terms of name `name` (a tag or a category path) in `field`, analyzing the
+        /// name the first time it is met.
+        ///
+        /// - Returns: How many terms it has, and the hash of them as a phrase (`nil` when none).
+        mutating func count(name: UInt32, in field: TextField, analyzer: Analyzer) -> (terms: Int, phrase: UInt64?) {
+            let index = Int(name)
+            if index >= analyzedStart.count {
+                let grown = max(index + 1, 2 * analyzedStart.count) - analyzedStart.count
+                analyzedStart.append(contentsOf: repeatElement(0, count: grown))
+                analyzedEnd.append(contentsOf: repeatElement(0, count: grown))
+                analyzedPhrase.append(contentsOf: repeatElement(0, count: grown))
+            }
+            if analyzedStart[index] == 0 {
+                let run = names.withName(name) { analyzer.termRun(utf8: $0) }
+                analyzedStart[index] = UInt32(analyzedTerms.count) + 1
+                run.forEach { analyzedTerms.append(termNumber($0)) }
+                analyzedEnd[index] = UInt32(analyzedTerms.count)
+                analyzedPhrase[index] = run.phraseHash ?? 0
+            }
+            let terms = Int(analyzedStart[index] - 1)..<Int(analyzedEnd[index])
+            for position in terms { count(analyzedTerms[position], in: field) }
+            return (terms.count, terms.isEmpty ? nil : analyzedPhrase[index])
         }
     }
 
     /// Analyzes a document's text fields (read back from the columns) into postings and phrases.
     private func index(_ doc: Int, analyzer: Analyzer, into text: inout TextBuild) {
         // Terms are numbered in field order (title, tags, subtitle, category) as they are met.
-        let title = terms(ofString: docTitle[doc], analyzer: analyzer)
-        let titleNumbers = text.termNumbers(title)
-        let tagTerms = tags[Int(docTagStart[doc])..<Int(docTagStart[doc + 1])].map {
-            analyzed(name: $0, analyzer: analyzer, into: &text)
-        }
-        let subtitle = text.termNumbers(terms(ofString: docSubtitle[doc], analyzer: analyzer))
-        let category =
-            docCategory[doc] == .max
-            ? [] : analyzed(name: categoryNames[Int(docCategory[doc])], analyzer: analyzer, into: &text).terms
-        let fields: [(TextField, [UInt32])] = [
-            (.title, titleNumbers), (.tags, tagTerms.flatMap(\.terms)), (.subtitle, subtitle), (.category, category),
-        ]
-        var lengths = FieldCounts()
-        // A long text has hundreds of terms: each finds its place in the document by its number,
-        // not by a search of the terms met before it.
         text.documentTerms.removeAll(keepingCapacity: true)
-        for (field, terms) in fields {
-            lengths[field] = UInt16(clamping: terms.count)
-            for number in terms {
-                let place = Int(text.placeInDocument[Int(number)])
-                if place != 0 {
-                    text.documentTerms[place - 1].counts[field] &+= 1
-                } else {
-                    var counts = FieldCounts()
-                    counts[field] = 1
-                    text.documentTerms.append((number, counts))
-                    text.placeInDocument[Int(number)] = Int32(text.documentTerms.count)
-                }
-            }
+        var lengths = FieldCounts()
+        let title = terms(ofString: docTitle[doc], analyzer: analyzer)
+        text.count(title, in: .title)
+        lengths.title = UInt16(clamping: title.count)
+        if let hash = title.phraseHash { text.phrasePostings.append((hash, UInt32(doc))) }
+        var tagTerms = 0
+        for tag in tags[Int(docTagStart[doc])..<Int(docTagStart[doc + 1])] {
+            let (terms, phrase) = text.count(name: tag, in: .tags, analyzer: analyzer)
+            tagTerms += terms
+            // A document's phrases count once each: repeats are dropped when they are put in order.
+            if let phrase { text.phrasePostings.append((phrase, UInt32(doc))) }
+        }
+        lengths.tags = UInt16(clamping: tagTerms)
+        let subtitle = terms(ofString: docSubtitle[doc], analyzer: analyzer)
+        text.count(subtitle, in: .subtitle)
+        lengths.subtitle = UInt16(clamping: subtitle.count)
+        if docCategory[doc] != .max {
+            let name = categoryNames[Int(docCategory[doc])]
+            lengths.category = UInt16(clamping: text.count(name: name, in: .category, analyzer: analyzer).terms)
         }
         text.fieldLengths.append(lengths)
         for (term, counts) in text.documentTerms {
@@ -270,23 +306,6 @@ struct SegmentBuilder {
             text.postingsOfTerm[Int(term)] += 1
             text.placeInDocument[Int(term)] = 0
         }
-        var seen = Set<UInt64>()
-        let phrases = [title.phraseHash] + tagTerms.map(\.phrase)
-        for case let hash? in phrases where seen.insert(hash).inserted {
-            text.phrases[hash, default: []].append(UInt32(doc))
-        }
-    }
-
-    /// The term numbers of name `name` (a tag or a category path) and the hash of its terms as a
-    /// phrase (`nil` when it has none), analyzed the first time the name is met.
-    private func analyzed(
-        name: UInt32, analyzer: Analyzer, into text: inout TextBuild
-    ) -> (terms: [UInt32], phrase: UInt64?) {
-        if let known = text.analyzedNames[name] { return known }
-        let terms = names.withName(name) { analyzer.termRun(utf8: $0) }
-        let result = (text.termNumbers(terms), terms.phraseHash)
-        text.analyzedNames[name] = result
-        return result
     }
 
     /// The terms of one document's string `id` (a title or subtitle).
@@ -417,9 +436,16 @@ struct SegmentBuilder {
             next[Int(term)] += 1
         }
         var yieldPoint = YieldPoint()
+        // Most terms of a small segment have a posting or two, done in the time it takes to
+        // read the clock: the yield point is passed every 256 postings or so, not every term.
+        var postingsSincePass = 0
         for term in text.terms.indices {
-            yieldPoint.pass()
             let postings = termStart[term]..<termStart[term + 1]
+            postingsSincePass += postings.count
+            if postingsSincePass >= 256 {
+                yieldPoint.pass()
+                postingsSincePass = 0
+            }
             if DenseBits.qualifies(postings: postings.count, documents: count) {
                 denseTerms.append(UInt32(term))
                 DenseBits.append(docs[postings], documents: count, words: &denseWords, ranks: &denseRanks)
@@ -451,14 +477,29 @@ struct SegmentBuilder {
         let frequencyTable = FrequencyTable(frequencies)
         out.add(.postingFrequencyCodes, frequencyTable.codes)
         out.add(.frequencyValues, frequencyTable.values)
-        let phraseList = text.phrases.sorted { $0.key < $1.key }
-        out.add(.phraseHashes, phraseList.map(\.key))
+        // Each phrase's documents in order, once each (a document may have a phrase twice).
+        var phraseHashes = [UInt64]()
+        var phraseDocs = [UInt32]()
+        var phraseEnds = [Int]()
+        let inOrder = text.phrasePostings.sorted { $0.hash != $1.hash ? $0.hash < $1.hash : $0.doc < $1.doc }
+        for (hash, doc) in inOrder {
+            if phraseHashes.last != hash {
+                if !phraseHashes.isEmpty { phraseEnds.append(phraseDocs.count) }
+                phraseHashes.append(hash)
+            } else if phraseDocs.last == doc {
+                continue
+            }
+            phraseDocs.append(doc)
+        }
+        if !phraseHashes.isEmpty { phraseEnds.append(phraseDocs.count) }
+        out.add(.phraseHashes, phraseHashes)
         var phraseStart: [UInt32] = [0]
         var phraseGaps = [UInt8]()
         var densePhrases = [UInt32]()
         var densePhraseWords = [UInt64]()
         var densePhraseRanks = [UInt32]()
-        for (phrase, (_, docs)) in phraseList.enumerated() {
+        for (phrase, end) in phraseEnds.enumerated() {
+            let docs = phraseDocs[(phrase == 0 ? 0 : phraseEnds[phrase - 1])..<end]
             if DenseBits.qualifies(postings: docs.count, documents: count) {
                 densePhrases.append(UInt32(phrase))
                 DenseBits.append(docs, documents: count, words: &densePhraseWords, ranks: &densePhraseRanks)
@@ -525,39 +566,75 @@ struct SegmentBuilder {
         return id
     }
 
+    /// Appends a title's sort key: its tokens (``Analyzer/tokens(_:)``), a space between each two.
+    private mutating func sortKey(ofTitle title: String) -> UInt32 {
+        var title = title
+        let tokens = title.withUTF8 { Analyzer.tokenRun(utf8: $0) }
+        if tokens.isEmpty { return 0 }
+        var first = true
+        tokens.forEach { token in
+            if !first { stringBytes.append(UInt8(ascii: " ")) }
+            first = false
+            stringBytes.append(contentsOf: token)
+        }
+        let id = UInt32(stringOffsets.count - 1)
+        stringOffsets.append(UInt32(stringBytes.count))
+        return id
+    }
+
     /// A name that repeats across documents, stored once.
     private mutating func name(_ value: String) -> UInt32 {
         names.number(of: value)
     }
 
     private mutating func number(ofType type: String) -> UInt32 {
-        if let known = typeNumbers[type] { return known }
+        let typeName = name(type)
+        if let known = typeOfName[typeName] { return known }
         let number = UInt32(typeNames.count)
-        typeNumbers[type] = number
-        typeNames.append(name(type))
+        typeOfName[typeName] = number
+        typeNames.append(typeName)
         return number
     }
 
     /// The category's number, numbering its ancestors first (so a parent's number is lower).
     private mutating func number(ofCategory path: String) -> UInt32 {
+        var path = path
+        return path.withUTF8 { number(ofCategory: $0) }
+    }
+
+    private mutating func number(ofCategory path: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        let slash = UInt8(ascii: "/")
         // Most documents share their category with others: one lookup, no splitting.
-        if let known = categoryNumbers[path] { return known }
+        if let name = names.number(of: path, hash: NameTable.hash(path)), let known = categoryOfName[name] {
+            return known
+        }
+        // A path with an empty part ("a//b", "/a") is the one of its parts that are not.
+        let hasEmptyPart =
+            path.first == slash || path.last == slash
+            || zip(path, path.dropFirst()).contains { $0 == slash && $1 == slash }
+        if hasEmptyPart {
+            var parts = String(decoding: path, as: UTF8.self).split(separator: "/").joined(separator: "/")
+            return parts.isEmpty ? .max : parts.withUTF8 { number(ofCategory: $0) }
+        }
         var parent = UInt32.max
-        var prefix = ""
-        var number = UInt32.max
-        for part in path.split(separator: "/") {
-            prefix = prefix.isEmpty ? String(part) : prefix + "/" + part
-            if let known = categoryNumbers[prefix] {
-                number = known
+        var category = UInt32.max
+        var end = 0
+        while end < path.count {
+            end = path[end...].firstIndex(of: slash) ?? path.count
+            // An ancestor's path is the path up to one of its slashes.
+            let name = names.number(of: UnsafeBufferPointer(rebasing: path[..<end]))
+            if let known = categoryOfName[name] {
+                category = known
             } else {
-                number = UInt32(categoryNames.count)
-                categoryNumbers[prefix] = number
-                categoryNames.append(name(prefix))
+                category = UInt32(categoryNames.count)
+                categoryOfName[name] = category
+                categoryNames.append(name)
                 categoryParent.append(parent)
             }
-            parent = number
+            parent = category
+            end += 1
         }
-        return number
+        return category
     }
 
     /// The arrival number of a distinct number of an attribute.
@@ -571,10 +648,11 @@ struct SegmentBuilder {
     }
 
     private mutating func number(ofAttribute attribute: String) -> UInt32 {
-        if let known = attributeNumbers[attribute] { return known }
+        let attributeName = name(attribute)
+        if let known = attributeOfName[attributeName] { return known }
         let number = UInt32(attributeNames.count)
-        attributeNumbers[attribute] = number
-        attributeNames.append(name(attribute))
+        attributeOfName[attributeName] = number
+        attributeNames.append(attributeName)
         attributeKinds.append(0)
         attributeMinimum.append(0)
         attributeMaximum.append(0)
@@ -582,13 +660,32 @@ struct SegmentBuilder {
     }
 
     private mutating func number(ofValue value: String, attribute: UInt32) -> UInt32 {
-        let key = AttributeString(attribute: attribute, value: value)
+        let valueName = name(value)
+        let key = UInt64(attribute) << 32 | UInt64(valueName)
         if let known = valueNumbers[key] { return known }
         let number = UInt32(valueStrings.count)
         valueNumbers[key] = number
-        valueStrings.append(name(value))
+        valueStrings.append(valueName)
         valueAttribute.append(attribute)
         return number
+    }
+}
+
+/// Per name number of a ``NameTable``, a number it has in another table (a type's, a category's):
+/// an array as long as the names, not a dictionary.
+struct NameNumbers {
+    /// Per name number: its number + 1, or 0 when it has none.
+    private var numbers: [UInt32] = []
+
+    subscript(name: UInt32) -> UInt32? {
+        get { Int(name) < numbers.count && numbers[Int(name)] != 0 ? numbers[Int(name)] - 1 : nil }
+        set {
+            let index = Int(name)
+            if index >= numbers.count {
+                numbers.append(contentsOf: repeatElement(0, count: max(index + 1, 2 * numbers.count) - numbers.count))
+            }
+            numbers[index] = newValue.map { $0 + 1 } ?? 0
+        }
     }
 }
 
