@@ -47,7 +47,7 @@ public final class IndexDirectory: Sendable {
     }
 
     /// What a manifest records: one snapshot of the index.
-    struct Manifest: Codable {
+    struct Manifest: Codable, Equatable {
         var format = 1
         /// The fingerprint of the catalog file the index was built from.
         var baseline: String
@@ -62,7 +62,7 @@ public final class IndexDirectory: Sendable {
         /// The catalog file's bad lines, reported again when the index is reused.
         var badLines: [CatalogLineError]
 
-        struct Entry: Codable {
+        struct Entry: Codable, Equatable {
             var file: String
             var deleted: [Int]
         }
@@ -141,13 +141,7 @@ public final class IndexDirectory: Sendable {
     /// Replaces the manifest (fsynced, renamed into place, directory fsynced), then removes the
     /// segment files that neither it names nor a live segment maps.
     func write(_ manifest: Manifest) throws(SearchError) {
-        let data: Data
-        do {
-            data = try JSONEncoder().encode(manifest)
-        } catch {
-            throw SearchError(code: .storage, message: "cannot encode the index manifest", cause: "\(error)")
-        }
-        let bytes = [UInt8](data)
+        let bytes = manifest.jsonText()
         let region = ByteRegion.build(count: bytes.count) { $0.copyBytes(from: bytes) }
         try region.write(to: path + "/manifest.json")
         let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
