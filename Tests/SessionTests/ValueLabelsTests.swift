@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SearchSession
@@ -154,6 +155,33 @@ import Testing
         // Composed and decomposed é are one text to a String.
         #expect(labels.label(4, equals: "e\u{301}"))
         #expect(labels.copiedOut()[7] == "Ω")
+    }
+
+    @Test func textBelowU0300IsInNFCAndOrdersByItsBytesAsStringsDo() {
+        // Every scalar below U+0300 is its own NFC: text of them alone is compared by bytes.
+        for value in UInt32(0x80)..<0x300 {
+            let scalar = Unicode.Scalar(value)!
+            #expect(
+                Array(String(scalar).precomposedStringWithCanonicalMapping.unicodeScalars) == [scalar],
+                "U+\(String(value, radix: 16))")
+        }
+        // Random labels of letters on both sides of U+0300, each pair ordered and compared as
+        // Strings do, whether the labels take the bytes' way or the Strings' way.
+        let letters = [
+            "a", "B", "z", "0", " ", "é", "e\u{301}", "ß", "ø", "Ø", "Ā", "ǅ", "ɐ", "ʰ", "˙", "\u{2FF}", "\u{300}", "Ω",
+            "東", "🎸", "ﬁ", "\u{212B}", "Å",
+        ]
+        var rng = SplitMix64(state: 7)
+        let texts = (0..<300).map { _ in
+            (0..<Int(rng.next() % 4)).map { _ in letters[Int(rng.next() % UInt64(letters.count))] }.joined()
+        }
+        let labels = ValueLabels(texts)
+        for a in texts.indices {
+            for b in texts.indices {
+                #expect(labels.label(a, precedes: b) == (texts[a] < texts[b]), "\(texts[a]) < \(texts[b])")
+                #expect(labels.label(a, equals: texts[b]) == (texts[a] == texts[b]), "\(texts[a]) == \(texts[b])")
+            }
+        }
     }
 
     @Test(arguments: [0, 1, 2, 3])

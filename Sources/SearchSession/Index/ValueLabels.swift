@@ -27,10 +27,13 @@ struct ValueLabels: @unchecked Sendable {
     /// The labels of numbers from `baseCount` on, end to end, and where each ends.
     private var arena: [UInt8] = []
     private var arenaEnds: [UInt32] = []
-    /// A bit per number: whether its label has a byte past ASCII. Ordering two labels asked
-    /// it of both on every comparison, a scan of each (5 % of a Capture on archive-100k, whose
-    /// ties are sifted by label).
-    private var nonASCII: [UInt64] = []
+    /// A bit per number: whether its label has a scalar from U+0300 on (a lead byte from 0xCC),
+    /// so that only a String compares it as Strings do. Text below U+0300 (ASCII, Latin-1 and
+    /// the Latin extensions, with no combining mark) is in NFC already, and Strings order NFC
+    /// text by its scalars: as its UTF-8 bytes order. Labels with accented letters were made
+    /// Strings on every comparison (4 % of a Capture on listings under writes); asking the bytes
+    /// on every comparison was 5 % of a Capture on archive-100k, whose ties are sifted by label.
+    private var needsStrings: [UInt64] = []
 
     init() {}
 
@@ -68,19 +71,19 @@ struct ValueLabels: @unchecked Sendable {
         return label.withUTF8 { wanted in
             withBytes(of: number) { held in
                 if held.elementsEqual(wanted) { return true }
-                if held.allSatisfy({ $0 < 0x80 }) && wanted.allSatisfy({ $0 < 0x80 }) { return false }
+                if !Self.needsStrings(held) && !Self.needsStrings(wanted) { return false }
                 return String(decoding: held, as: UTF8.self) == String(decoding: wanted, as: UTF8.self)
             }
         }
     }
 
     /// Whether label `a` comes before label `b` as Strings order: by their bytes when both are
-    /// ASCII (the same order, with no String made), else as Strings.
+    /// below U+0300 (the same order, with no String made), else as Strings.
     func label(_ a: Int, precedes b: Int) -> Bool {
-        let ascii = !isNonASCII(a) && !isNonASCII(b)
+        let byBytes = !needsStrings(a) && !needsStrings(b)
         return withBytes(of: a) { first in
             withBytes(of: b) { second in
-                guard ascii else {
+                guard byBytes else {
                     return String(decoding: first, as: UTF8.self) < String(decoding: second, as: UTF8.self)
                 }
                 let common = min(first.count, second.count)
@@ -90,12 +93,18 @@ struct ValueLabels: @unchecked Sendable {
         }
     }
 
-    private func isNonASCII(_ number: Int) -> Bool { nonASCII[number >> 6] & (1 << UInt64(number & 63)) != 0 }
+    private func needsStrings(_ number: Int) -> Bool {
+        needsStrings[number >> 6] & (1 << UInt64(number & 63)) != 0
+    }
 
-    /// Notes whether label `number`, just added, has a byte past ASCII.
-    private mutating func noteASCII(of number: Int) {
-        if number >> 6 == nonASCII.count { nonASCII.append(0) }
-        if withBytes(of: number, { $0.contains { $0 >= 0x80 } }) { nonASCII[number >> 6] |= 1 << UInt64(number & 63) }
+    /// Whether UTF-8 text has a scalar from U+0300 on: a lead byte from 0xCC (continuation bytes
+    /// are below 0xC0, and U+0080–U+02FF lead with 0xC2–0xCB).
+    private static func needsStrings(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { bytes.contains { $0 >= 0xCC } }
+
+    /// Notes whether label `number`, just added, needs Strings to compare.
+    private mutating func noteOrder(of number: Int) {
+        if number >> 6 == needsStrings.count { needsStrings.append(0) }
+        if withBytes(of: number, Self.needsStrings) { needsStrings[number >> 6] |= 1 << UInt64(number & 63) }
     }
 
     /// Gives `segment`'s string values the numbers `0..<n`, in its order, their labels read from
@@ -113,8 +122,8 @@ struct ValueLabels: @unchecked Sendable {
         baseNames = names
         baseNameBytes = segment.nameBytes
         baseNameOffsets = segment.nameOffsets
-        nonASCII.reserveCapacity((baseCount + 63) / 64)
-        for number in 0..<baseCount { noteASCII(of: number) }
+        needsStrings.reserveCapacity((baseCount + 63) / 64)
+        for number in 0..<baseCount { noteOrder(of: number) }
     }
 
     /// Appends a label.
@@ -126,7 +135,7 @@ struct ValueLabels: @unchecked Sendable {
     private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         arena.append(contentsOf: bytes)
         arenaEnds.append(UInt32(arena.count))
-        noteASCII(of: count - 1)
+        noteOrder(of: count - 1)
     }
 
     /// Reserves room for `count` more labels of the arena.
@@ -146,5 +155,5 @@ struct ValueLabels: @unchecked Sendable {
 
     /// The bytes the labels hold in the heap (the arena, its ends and the ASCII bits; those
     /// read in place are the segment's).
-    var heapBytes: Int { arena.count + 4 * arenaEnds.count + 8 * nonASCII.count }
+    var heapBytes: Int { arena.count + 4 * arenaEnds.count + 8 * needsStrings.count }
 }
