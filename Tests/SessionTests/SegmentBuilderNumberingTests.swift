@@ -62,6 +62,33 @@ import Testing
         #expect(segment.valueStrings.map(segment.name) == ["Music", "Rock"])
     }
 
+    @Test func spellingsUnicodeCallsEquivalentAreOneTypeCategoryAttributeAndValue() {
+        // "é" composed and as "e" + U+0301 (and "Å" as the Ångström sign): one each, under the
+        // spelling met first, as String keys numbered them.
+        let decomposed = "Cafe\u{301}"
+        var first = Entity(type: decomposed, id: "a", title: "first", category: "\(decomposed)/Bar")
+        first.attributes["ge\u{301}nre"] = .string(decomposed)
+        var second = Entity(type: "Café", id: "b", title: "second", category: "Café/Bar")
+        second.attributes["génre"] = .string("Café")
+        var third = Entity(type: "Café", id: "c", title: "third", category: "Café")
+        third.attributes["génre"] = .string("\u{212B}ngstr\u{F6}m")
+        var fourth = Entity(type: "t", id: "d", title: "fourth", category: "Café/Bar/\u{C5}")
+        fourth.attributes["génre"] = .string("\u{C5}ngstr\u{F6}m")
+        let segment = Segment(entities: [first, second, third, fourth], analyzer: Self.analyzer)
+        #expect(segment.typeNames.map(segment.name) == [decomposed, "t"])
+        #expect(segment.attributeNames.map(segment.name) == ["ge\u{301}nre"])
+        #expect(
+            segment.valueStrings.map { Array(segment.name($0).unicodeScalars) } == [
+                Array(decomposed.unicodeScalars), Array("\u{212B}ngstr\u{F6}m".unicodeScalars),
+            ])
+        #expect(
+            Self.categories(of: segment).map { "\($0.path) < \($0.parent)" } == [
+                "\(decomposed) < ", "\(decomposed)/Bar < \(decomposed)", "\(decomposed)/Bar/\u{C5} < \(decomposed)/Bar",
+            ])
+        #expect(Set(segment.docType).count == 2 && segment.docType[0] == segment.docType[1])
+        #expect(segment.docCategory[0] == segment.docCategory[1])
+    }
+
     @Test func aDocumentIsListedOnceUnderAPhraseItHasTwice() throws {
         // The title and two tags are the same phrase; another document has it once.
         let entities = [

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// Builds an index segment from entities, one at a time, in document order.
 ///
 /// Everything but the text is numbered as it arrives (names, types, categories, attributes and
@@ -36,21 +38,22 @@ struct SegmentBuilder {
     private var relatedType: [UInt32] = []
     private var relatedID: [UInt32] = []
 
-    // Types, categories, attributes and values are found by their name's number (the name
-    // table hashes bytes): dictionaries keyed by Strings hashed each with the standard library's
-    // hasher, and a String made for each ancestor of a category path, were a fifth of adding an
-    // entity.
-    private var typeOfName = NameNumbers()
+    // Types, categories, attributes and values are found by their text's canonical key
+    // (``CanonicalKeys``: bytes hashed in a name table, equivalent spellings one key):
+    // dictionaries keyed by Strings hashed each with the standard library's hasher, and a String
+    // made for each ancestor of a category path, were a fifth of adding an entity.
+    private var keys = CanonicalKeys()
+    private var typeOfKey = KeyNumbers()
     private var typeNames: [UInt32] = []
-    private var categoryOfName = NameNumbers()
+    private var categoryOfKey = KeyNumbers()
     private var categoryNames: [UInt32] = []
     private var categoryParent: [UInt32] = []
-    private var attributeOfName = NameNumbers()
+    private var attributeOfKey = KeyNumbers()
     private var attributeNames: [UInt32] = []
     private var attributeKinds: [UInt8] = []
     private var attributeMinimum: [Double] = []
     private var attributeMaximum: [Double] = []
-    /// By attribute number << 32 | the value's name number.
+    /// By attribute number << 32 | the value's canonical key.
     private var valueNumbers: [UInt64: UInt32] = [:]
     private var valueStrings: [UInt32] = []
     private var valueAttribute: [UInt32] = []
@@ -588,11 +591,11 @@ struct SegmentBuilder {
     }
 
     private mutating func number(ofType type: String) -> UInt32 {
-        let typeName = name(type)
-        if let known = typeOfName[typeName] { return known }
+        let key = keys.key(of: type)
+        if let known = typeOfKey[key] { return known }
         let number = UInt32(typeNames.count)
-        typeOfName[typeName] = number
-        typeNames.append(typeName)
+        typeOfKey[key] = number
+        typeNames.append(name(type))
         return number
     }
 
@@ -605,9 +608,7 @@ struct SegmentBuilder {
     private mutating func number(ofCategory path: UnsafeBufferPointer<UInt8>) -> UInt32 {
         let slash = UInt8(ascii: "/")
         // Most documents share their category with others: one lookup, no splitting.
-        if let name = names.number(of: path, hash: NameTable.hash(path)), let known = categoryOfName[name] {
-            return known
-        }
+        if let known = categoryOfKey[keys.key(of: path)] { return known }
         // A path with an empty part ("a//b", "/a") is the one of its parts that are not.
         let hasEmptyPart =
             path.first == slash || path.last == slash
@@ -622,13 +623,14 @@ struct SegmentBuilder {
         while end < path.count {
             end = path[end...].firstIndex(of: slash) ?? path.count
             // An ancestor's path is the path up to one of its slashes.
-            let name = names.number(of: UnsafeBufferPointer(rebasing: path[..<end]))
-            if let known = categoryOfName[name] {
+            let ancestor = UnsafeBufferPointer(rebasing: path[..<end])
+            let key = keys.key(of: ancestor)
+            if let known = categoryOfKey[key] {
                 category = known
             } else {
                 category = UInt32(categoryNames.count)
-                categoryOfName[name] = category
-                categoryNames.append(name)
+                categoryOfKey[key] = category
+                categoryNames.append(names.number(of: ancestor))
                 categoryParent.append(parent)
             }
             parent = category
@@ -648,11 +650,11 @@ struct SegmentBuilder {
     }
 
     private mutating func number(ofAttribute attribute: String) -> UInt32 {
-        let attributeName = name(attribute)
-        if let known = attributeOfName[attributeName] { return known }
+        let key = keys.key(of: attribute)
+        if let known = attributeOfKey[key] { return known }
         let number = UInt32(attributeNames.count)
-        attributeOfName[attributeName] = number
-        attributeNames.append(attributeName)
+        attributeOfKey[key] = number
+        attributeNames.append(name(attribute))
         attributeKinds.append(0)
         attributeMinimum.append(0)
         attributeMaximum.append(0)
@@ -660,21 +662,48 @@ struct SegmentBuilder {
     }
 
     private mutating func number(ofValue value: String, attribute: UInt32) -> UInt32 {
-        let valueName = name(value)
-        let key = UInt64(attribute) << 32 | UInt64(valueName)
+        let key = UInt64(attribute) << 32 | UInt64(keys.key(of: value))
         if let known = valueNumbers[key] { return known }
         let number = UInt32(valueStrings.count)
         valueNumbers[key] = number
-        valueStrings.append(valueName)
+        valueStrings.append(name(value))
         valueAttribute.append(attribute)
         return number
     }
 }
 
-/// Per name number of a ``NameTable``, a number it has in another table (a type's, a category's):
-/// an array as long as the names, not a dictionary.
-struct NameNumbers {
-    /// Per name number: its number + 1, or 0 when it has none.
+/// Keys for text as Strings compare it, found by its bytes: two spellings Unicode calls
+/// equivalent ("é" and "e" + U+0301) have one key, as they were one String key of a dictionary.
+///
+/// Text with no scalar from U+0300 on (ASCII, Latin-1 and the Latin extensions: no lead byte from
+/// 0xCC) is in NFC already and is its own key, found by its bytes; other text is keyed by its NFC
+/// form, made once per spelling and then found as a String. Keys are numbered by a name table of
+/// their own, not the segment's: they are never written.
+struct CanonicalKeys {
+    private var table = NameTable()
+    /// The keys of spellings with a scalar from U+0300 on, by the spelling.
+    private var spellings: [String: UInt32] = [:]
+
+    /// The key of `text`: its number, given now when it is new.
+    mutating func key(of text: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        guard text.contains(where: { $0 >= 0xCC }) else { return table.number(of: text) }
+        let spelling = String(decoding: text, as: UTF8.self)
+        if let known = spellings[spelling] { return known }
+        let key = table.number(of: spelling.precomposedStringWithCanonicalMapping)
+        spellings[spelling] = key
+        return key
+    }
+
+    mutating func key(of text: String) -> UInt32 {
+        var text = text
+        return text.withUTF8 { key(of: $0) }
+    }
+}
+
+/// Per key number (a ``CanonicalKeys`` key, a ``NameTable`` name), a number in another table (a
+/// type's, a category's): an array as long as the keys, not a dictionary.
+struct KeyNumbers {
+    /// Per key number: its number + 1, or 0 when it has none.
     private var numbers: [UInt32] = []
 
     subscript(name: UInt32) -> UInt32? {
