@@ -700,16 +700,16 @@ struct CanonicalKeys {
     }
 }
 
-/// Per key number (a ``CanonicalKeys`` key, a ``NameTable`` name), a number in another table (a
-/// type's, a category's): an array as long as the keys, not a dictionary.
+/// Per ``CanonicalKeys`` key, a number in another table (a type's, a category's, an
+/// attribute's): an array as long as the keys, not a dictionary.
 struct KeyNumbers {
     /// Per key number: its number + 1, or 0 when it has none.
     private var numbers: [UInt32] = []
 
-    subscript(name: UInt32) -> UInt32? {
-        get { Int(name) < numbers.count && numbers[Int(name)] != 0 ? numbers[Int(name)] - 1 : nil }
+    subscript(key: UInt32) -> UInt32? {
+        get { Int(key) < numbers.count && numbers[Int(key)] != 0 ? numbers[Int(key)] - 1 : nil }
         set {
-            let index = Int(name)
+            let index = Int(key)
             if index >= numbers.count {
                 numbers.append(contentsOf: repeatElement(0, count: max(index + 1, 2 * numbers.count) - numbers.count))
             }
