@@ -70,13 +70,15 @@ let package = Package(
         .target(name: "Base64Coding", swiftSettings: swiftSettings),
         // Connect (unary) and gRPC-Web without I/O: request reading, response framing, errors, CORS.
         .target(
-            name: "WebProtocols", dependencies: ["HTTP1", "Base64Coding"], swiftSettings: swiftSettings),
+            name: "WebProtocols", dependencies: ["HTTP1", "Base64Coding", "JSONReading"],
+            swiftSettings: swiftSettings),
         // gRPC server reflection without I/O, answered from the descriptors generated at build time.
         .target(
             name: "ServerReflection", dependencies: ["SearchAPI", "Base64Coding"], swiftSettings: swiftSettings),
         // HTTP/1.1 without I/O: a strict request parser (no smuggling, bounded sizes) and response heads.
         .target(name: "HTTP1", swiftSettings: swiftSettings),
-        // The one strict JSON reader of the libraries (route tables, catalog lines, proto3 JSON).
+        // The one strict JSON reader of the libraries (route tables, catalog lines, proto3 JSON), and
+        // the one spelling of JSON string literals its writers use.
         .target(name: "JSONReading", swiftSettings: swiftSettings),
         // Deep links: URL parsing, the route table, resolve and reverse routing.
         .target(

@@ -1,3 +1,5 @@
+internal import JSONReading
+
 /// An error as the Connect protocol sends it: an HTTP status and a JSON body
 /// `{"code":"not_found","message":"…"}`, made from the gRPC status code and message the handler
 /// produced, so Connect and gRPC clients see the same error.
@@ -23,7 +25,7 @@ public struct ConnectError: Error, Hashable, Sendable {
         var body = Array(#"{"code":""#.utf8) + Array(code.utf8) + [UInt8(ascii: "\"")]
         if !message.isEmpty {
             body += Array(#","message":"#.utf8)
-            body += JSONString.quoted(message)
+            JSONStringLiteral.append(message, to: &body)
         }
         return body + [UInt8(ascii: "}")]
     }

@@ -1,4 +1,5 @@
 internal import Base64Coding
+internal import JSONReading
 
 /// Writes compact proto3 JSON into a byte array: what generated ``ProtoJSONMessage/writeJSON(to:)``
 /// calls, member by member.
@@ -77,28 +78,8 @@ public struct ProtoJSONWriter: Sendable {
         ascii(isNaN ? "\"NaN\"" : isNegative ? "\"-Infinity\"" : "\"Infinity\"")
     }
 
-    /// A string, escaped as JSON requires: quotes, backslashes and control characters; the rest
-    /// is written as UTF-8.
-    public mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case ..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(contentsOf: [hex[Int(byte >> 4)], hex[Int(byte & 15)]])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
+    /// A string, escaped as JSON requires (``JSONStringLiteral``).
+    public mutating func string(_ value: String) { JSONStringLiteral.append(value, to: &bytes) }
 
     /// Bytes as standard base64 with padding, quoted.
     public mutating func base64(_ value: [UInt8]) {

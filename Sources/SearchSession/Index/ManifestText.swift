@@ -1,3 +1,5 @@
+internal import JSONReading
+
 extension IndexDirectory.Manifest {
     /// The manifest as JSON text, as `JSONEncoder` writes it (read back with `JSONDecoder`).
     ///
@@ -74,26 +76,6 @@ struct JSONText {
         bytes.append(contentsOf: number.description.utf8)
     }
 
-    /// Appends a string, quoted, with `"`, `\` and control characters escaped.
-    mutating func append(string: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0..<0x20:
-                bytes.append(contentsOf: "\\u00".utf8)
-                bytes.append(Self.hexDigit(byte >> 4))
-                bytes.append(Self.hexDigit(byte & 15))
-            default:
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
-    }
+    /// Appends a string as a JSON string literal (``JSONStringLiteral``).
+    mutating func append(string: String) { JSONStringLiteral.append(string, to: &bytes) }
 }

@@ -182,8 +182,8 @@ struct SegmentBuilder {
     private struct TextBuild {
         /// The builder's names and, after them, the terms that are no name of its own.
         var names: NameTable
-        /// Per name number: its term number + 1, or 0 when it is no term (yet).
-        var termOfName: [UInt32] = []
+        /// Per name number: its term number, if it is a term (yet).
+        var termOfName = KeyNumbers()
         /// Per term number: its name number.
         var terms: [UInt32] = []
         /// Postings in the order documents were indexed: per posting its term, its document and
@@ -202,14 +202,12 @@ struct SegmentBuilder {
         /// analyzed once below, was a tenth of building an upsert's segment.
         var phrasePostings: [(hash: UInt64, doc: UInt32)] = []
         /// Names analyzed once (a tag or a category path repeats across many documents), by name
-        /// number: where their term numbers start in ``analyzedTerms`` + 1 (0 while not
-        /// analyzed) and end.
-        var analyzedStart: [UInt32] = []
-        var analyzedEnd: [UInt32] = []
+        /// number: their analysis's number in ``analyses``, once analyzed…
+        var analysisOfName = KeyNumbers()
+        /// …per analysis: where its term numbers are in ``analyzedTerms``, and the hash of them as
+        /// a phrase (`nil` when there are none).
+        var analyses: [(terms: Range<Int>, phrase: UInt64?)] = []
         var analyzedTerms: [UInt32] = []
-        /// By name number, the hash of an analyzed tag's terms as a phrase (none when it has no
-        /// terms, which the range tells).
-        var analyzedPhrase: [UInt64] = []
         /// The document being indexed: its terms with their counts per field, in the order met…
         var documentTerms: [(term: UInt32, counts: FieldCounts)] = []
         /// …and per term number, its place there + 1 (0 when the document has not met it).
@@ -218,15 +216,11 @@ struct SegmentBuilder {
         init(names: NameTable) { self.names = names }
 
         mutating func termNumber(_ term: UnsafeBufferPointer<UInt8>) -> UInt32 {
-            let name = Int(names.number(of: term))
-            if name >= termOfName.count {
-                termOfName.append(
-                    contentsOf: repeatElement(0, count: max(name + 1, 2 * termOfName.count) - termOfName.count))
-            }
-            if termOfName[name] != 0 { return termOfName[name] - 1 }
+            let name = names.number(of: term)
+            if let known = termOfName[name] { return known }
             let number = UInt32(terms.count)
-            termOfName[name] = number + 1
-            terms.append(UInt32(name))
+            termOfName[name] = number
+            terms.append(name)
             postingsOfTerm.append(0)
             placeInDocument.append(0)
             return number
@@ -257,23 +251,19 @@ struct SegmentBuilder {
         ///
         /// - Returns: How many terms it has, and the hash of them as a phrase (`nil` when none).
         mutating func count(name: UInt32, in field: TextField, analyzer: Analyzer) -> (terms: Int, phrase: UInt64?) {
-            let index = Int(name)
-            if index >= analyzedStart.count {
-                let grown = max(index + 1, 2 * analyzedStart.count) - analyzedStart.count
-                analyzedStart.append(contentsOf: repeatElement(0, count: grown))
-                analyzedEnd.append(contentsOf: repeatElement(0, count: grown))
-                analyzedPhrase.append(contentsOf: repeatElement(0, count: grown))
-            }
-            if analyzedStart[index] == 0 {
+            let analysis: (terms: Range<Int>, phrase: UInt64?)
+            if let known = analysisOfName[name] {
+                analysis = analyses[Int(known)]
+            } else {
                 let run = names.withName(name) { analyzer.termRun(utf8: $0) }
-                analyzedStart[index] = UInt32(analyzedTerms.count) + 1
+                let start = analyzedTerms.count
                 run.forEach { analyzedTerms.append(termNumber($0)) }
-                analyzedEnd[index] = UInt32(analyzedTerms.count)
-                analyzedPhrase[index] = run.phraseHash ?? 0
+                analysis = (start..<analyzedTerms.count, run.phraseHash)
+                analysisOfName[name] = UInt32(analyses.count)
+                analyses.append(analysis)
             }
-            let terms = Int(analyzedStart[index] - 1)..<Int(analyzedEnd[index])
-            for position in terms { count(analyzedTerms[position], in: field) }
-            return (terms.count, terms.isEmpty ? nil : analyzedPhrase[index])
+            for position in analysis.terms { count(analyzedTerms[position], in: field) }
+            return (analysis.terms.count, analysis.phrase)
         }
     }
 
@@ -564,9 +554,13 @@ struct SegmentBuilder {
     private mutating func string(_ value: String) -> UInt32 {
         if value.isEmpty { return 0 }
         stringBytes.append(contentsOf: value.utf8)
-        let id = UInt32(stringOffsets.count - 1)
+        return endString()
+    }
+
+    /// Ends the string whose bytes were just appended to the arena: its id.
+    private mutating func endString() -> UInt32 {
         stringOffsets.append(UInt32(stringBytes.count))
-        return id
+        return UInt32(stringOffsets.count - 2)
     }
 
     /// Appends a title's sort key: its tokens (``Analyzer/tokens(_:)``), a space between each two.
@@ -580,9 +574,7 @@ struct SegmentBuilder {
             first = false
             stringBytes.append(contentsOf: token)
         }
-        let id = UInt32(stringOffsets.count - 1)
-        stringOffsets.append(UInt32(stringBytes.count))
-        return id
+        return endString()
     }
 
     /// A name that repeats across documents, stored once.
@@ -700,8 +692,8 @@ struct CanonicalKeys {
     }
 }
 
-/// Per ``CanonicalKeys`` key, a number in another table (a type's, a category's, an
-/// attribute's): an array as long as the keys, not a dictionary.
+/// Per number of one table (a ``CanonicalKeys`` key, a ``NameTable`` name), a number in another
+/// (a type's, a category's, a term's): an array as long as the first table, not a dictionary.
 struct KeyNumbers {
     /// Per key number: its number + 1, or 0 when it has none.
     private var numbers: [UInt32] = []
