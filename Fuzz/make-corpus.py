@@ -64,7 +64,11 @@ def requests(pb, ipb, hpb):
         "link": (4, [pb.LinkRequest(entity=pb.EntityRef(type="album", id="little-morning")),
                      pb.LinkRequest(destination=pb.Destination(screen="album", params=[
                          pb.Param(name="id", string_value="little-morning")]))]),
-        "upsert": (5, [pb.UpsertEntitiesRequest(entities=[entity])]),
+        # The second: numbers at Double's ends, whose span passes Double's range.
+        "upsert": (5, [pb.UpsertEntitiesRequest(entities=[entity]), pb.UpsertEntitiesRequest(entities=[
+            pb.Entity(type="album", id="edge-%d" % i, title="Edge", tags=["jazz"],
+                      attributes=[pb.Attribute(name="year", number_value=value)])
+            for i, value in enumerate((-1.7e308, 1.7e308))])]),
         "delete": (6, [pb.DeleteEntitiesRequest(entities=[pb.EntityRef(type="album", id="little-morning")])]),
         "health": (7, [hpb.HealthCheckRequest(service="vicontinue.v1.VisualSearch")]),
         "simple": (8, [ipb.SimpleRequest(response_size=10, payload=ipb.Payload(body=b"abc"),
@@ -119,6 +123,11 @@ def server_connection(reqs):
           SETTINGS + frame(0x6, 0, 0, b"12345678") + frame(0x8, 0, 0, struct.pack(">I", 1 << 20))
           + request_frames(1, "/vicontinue.v1.VisualSearch/Query", query, end_stream=False)
           + frame(0x3, 0, 1, struct.pack(">I", 8)))
+    # Extreme numbers, then a Capture that counts them into buckets (this once stopped the server).
+    write("server-connection", "upsert-extreme-numbers-then-capture",
+          SETTINGS + request_frames(1, "/vicontinue.v1.VisualSearch/UpsertEntities",
+                                    reqs["upsert"][1][1].SerializeToString())
+          + request_frames(3, "/vicontinue.v1.VisualSearch/Capture", reqs["capture"][1][0].SerializeToString()))
     write("server-connection", "unknown-method", SETTINGS + request_frames(1, "/no.Such/Method", b""))
     write("server-connection", "goaway", SETTINGS + frame(0x7, 0, 0, struct.pack(">II", 0, 0)))
     web_over_http2(reqs)

@@ -456,34 +456,59 @@ struct NumberBuckets: Sendable, Hashable {
     let integral: Bool
 
     init(min: Double, max: Double, integral: Bool) {
+        // The span of two finite numbers can pass Double's range (−1e308 to 1e308); its tenth,
+        // taken from the tenths of the ends, cannot.
         let span = max - min
+        let raw = span.isFinite ? span / 10 : max / 10 - min / 10
         var width = 1.0
-        if span > 0 {
-            let raw = span / 10
+        if raw > 0 {
             let magnitude = pow10(log10Double(raw))
             width = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= raw } ?? 10 * magnitude
+            // A tenth of the smallest spans underflows the power of ten to zero.
+            if !(width > 0) { width = raw }
             if integral { width = Swift.max(1, width.rounded(.up)) }
         }
         self.width = width
-        start = (min / width).rounded(.down) * width
-        count = Swift.max(1, Int(((max - start) / width).rounded(.down)) + 1)
+        let start = (min / width).rounded(.down) * width
+        self.start = start.isFinite ? start : min
+        count = Self.index(of: max, start: self.start, width: width, count: Self.mostBuckets) + 1
         self.integral = integral
     }
 
+    /// More than the layout ever makes (ten; eleven or twelve when the ends sit on buckets' edges
+    /// and rounding pushes one across): a bound, not a limit in use.
+    static let mostBuckets = 16
+
     func index(of value: Double) -> Int {
-        Swift.min(count - 1, Swift.max(0, Int(((value - start) / width).rounded(.down))))
+        Self.index(of: value, start: start, width: width, count: count)
     }
 
-    /// The bucket's bounds as a range filter would state them.
+    /// The bucket of `value` in a layout of `count` buckets from `start`, `width` wide, clamped to
+    /// the layout: the first bucket below `start`, the last past the end.
+    @inline(__always) static func index(of value: Double, start: Double, width: Double, count: Int) -> Int {
+        var position = ((value - start) / width).rounded(.down)
+        if !position.isFinite { position = (value / width - start / width).rounded(.down) }
+        // NaN fails every comparison and lands in the first bucket; no finite number makes one.
+        guard position > 0 else { return 0 }
+        return position < Double(count - 1) ? Int(position) : count - 1
+    }
+
+    /// The bucket's bounds as a range filter would state them: finite, so that the filter a
+    /// client makes of them is accepted.
     func bounds(_ i: Int) -> (min: Double, max: Double) {
-        let lo = start + Double(i) * width
-        return integral ? (lo, lo + width - 1) : (lo, lo + width)
+        let lo = finite(start + Double(i) * width)
+        return (lo, finite(integral ? lo + (width - 1) : lo + width))
     }
 
     func label(_ i: Int) -> String {
         let bucket = bounds(i)
         return "\(formatNumber(bucket.min))..\(formatNumber(bucket.max))"
     }
+}
+
+/// `x` within Double's finite range.
+private func finite(_ x: Double) -> Double {
+    Swift.min(Swift.max(x, -.greatestFiniteMagnitude), .greatestFiniteMagnitude)
 }
 
 private func pow10(_ x: Double) -> Double {

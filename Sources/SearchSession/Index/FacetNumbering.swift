@@ -486,9 +486,8 @@ final class FacetTally {
     /// The bucket of number `n` of a numeric snapshot attribute: NumberBuckets.index(of:), on
     /// the flat layout.
     @inline(__always) private func bucket(of n: Double, attribute: Int) -> Int {
-        min(
-            layoutCount[attribute] - 1,
-            max(0, Int(((n - layoutStart[attribute]) / layoutWidth[attribute]).rounded(.down))))
+        NumberBuckets.index(
+            of: n, start: layoutStart[attribute], width: layoutWidth[attribute], count: layoutCount[attribute])
     }
 
     /// Adds `counts[id]` for each id of `ids`, one attribute's number ids of `segment` (ascending
