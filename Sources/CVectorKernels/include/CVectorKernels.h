@@ -62,5 +62,6 @@ size_t cvk_search(
 // Local features for geometric verification (the image path's second stage).
 #include "LocalFeatures.h"
 #include "FacetCount.h"
+#include "DenseMatch.h"
 
 #endif

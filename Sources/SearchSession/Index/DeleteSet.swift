@@ -30,6 +30,13 @@ struct DeleteSet: Sendable {
         return chunk.words[bit >> 6] & (1 << UInt64(bit & 63)) != 0
     }
 
+    /// `body` with the bits of chunk `index` (documents `index × documentsPerChunk` on, a bit
+    /// each), or with `nil` when none of them is deleted.
+    func withChunkWords<Result>(_ index: Int, _ body: (UnsafePointer<UInt64>?) -> Result) -> Result {
+        guard let chunk = chunks[index] else { return body(nil) }
+        return chunk.words.withUnsafeBufferPointer { body($0.baseAddress) }
+    }
+
     /// Marks a document deleted; returns whether it was live.
     @discardableResult
     mutating func insert(_ doc: Int) -> Bool {

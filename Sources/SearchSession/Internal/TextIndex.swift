@@ -1,3 +1,4 @@
+internal import CVectorKernels
 internal import Foundation
 
 /// The fields the text index searches, with their BM25F weights.
@@ -338,6 +339,10 @@ enum TextIndex {
     /// of each list ANDed, and each document left scored as the general loop scores it (its
     /// position in each list a population count, for its frequency).
     ///
+    /// Several terms are matched by `cvk_match_dense` (C, for the CPU's POPCNT: a population
+    /// count per term and match was most of the heaviest captures' time), a chunk of the delete
+    /// set's documents at a time, its deleted documents masked out a word at a time.
+    ///
     /// - Parameter locals: The segment's documents to match in.
     private static func matchBits<Sink: MatchSink>(
         _ locals: Range<Int>, probes: UnsafeMutableBufferPointer<DenseProbe?>, scoring: GroupedScore,
@@ -351,8 +356,6 @@ enum TextIndex {
         let shortest = lists.min { $0.count < $1.count }!
         sink.reserve(
             more: shortest.position(atLeast: locals.upperBound) - shortest.position(atLeast: locals.lowerBound))
-        let firstWord = locals.lowerBound >> 6
-        let lastWord = (locals.upperBound - 1) >> 6
         if termCount == 1 && scoring.sumEnds.count == 1 {
             // One term in one group (a single common label): every live document of the list
             // matches, positions counted as they come, scored as the general loop sums it.
@@ -361,7 +364,7 @@ enum TextIndex {
             let weight = scoring.weights[0]
             let frequencies = scoring.frequencies[0]
             var position = list.position(atLeast: locals.lowerBound)
-            for index in firstWord...lastWord {
+            for index in (locals.lowerBound >> 6)...((locals.upperBound - 1) >> 6) {
                 var word = DenseBits.masked(list.words[index], at: index, within: locals)
                 while word != 0 {
                     let local = index << 6 | word.trailingZeroBitCount
@@ -373,23 +376,53 @@ enum TextIndex {
             }
             return
         }
-        for index in firstWord...lastWord {
-            var word = ~UInt64(0)
-            for term in 0..<termCount { word &= lists[term].words[index] }
-            word = DenseBits.masked(word, at: index, within: locals)
-            while word != 0 {
-                let bit = UInt64(word.trailingZeroBitCount)
-                word &= word &- 1
-                let local = index << 6 | Int(bit)
-                if let deleted, deleted.contains(local) { continue }
-                let below: UInt64 = (1 &<< bit) &- 1
-                for term in 0..<termCount {
-                    let list = lists[term]
-                    let position = Int(list.ranks[index]) &+ (list.words[index] & below).nonzeroBitCount
-                    scoring.contributions[term] = scoring.frequencies[term][position] * scoring.idfs[term]
+        let words = UnsafeMutableBufferPointer<UnsafePointer<UInt64>?>.allocate(capacity: termCount)
+        let ranks = UnsafeMutableBufferPointer<UnsafePointer<UInt32>?>.allocate(capacity: termCount)
+        let codes = UnsafeMutableBufferPointer<UnsafePointer<UInt8>?>.allocate(capacity: termCount)
+        let values = UnsafeMutableBufferPointer<UnsafePointer<Float>?>.allocate(capacity: termCount)
+        let valueMasks = UnsafeMutableBufferPointer<Int>.allocate(capacity: termCount)
+        let room = min(DeleteSet.documentsPerChunk, locals.count)
+        let found = UnsafeMutableBufferPointer<Int32>.allocate(capacity: room)
+        let scores = UnsafeMutableBufferPointer<Float>.allocate(capacity: room)
+        defer {
+            words.deallocate()
+            ranks.deallocate()
+            codes.deallocate()
+            values.deallocate()
+            valueMasks.deallocate()
+            found.deallocate()
+            scores.deallocate()
+        }
+        for term in 0..<termCount {
+            words[term] = lists[term].words
+            ranks[term] = lists[term].ranks
+            codes[term] = scoring.frequencies[term].codes.baseAddress
+            values[term] = scoring.frequencies[term].values.baseAddress
+            valueMasks[term] = scoring.frequencies[term].values.count &- 1
+        }
+        var match = cvk_dense_match(
+            term_count: termCount, words: words.baseAddress, ranks: ranks.baseAddress, codes: codes.baseAddress,
+            values: values.baseAddress, value_masks: valueMasks.baseAddress, idfs: scoring.idfs.baseAddress,
+            group_count: scoring.sumEnds.count, sum_terms: scoring.sumTerms.baseAddress,
+            sum_ends: scoring.sumEnds.baseAddress, weights: scoring.weights.baseAddress,
+            contributions: scoring.contributions.baseAddress)
+        // A delete set's chunk at a time, so that its words are at hand as one array.
+        var low = locals.lowerBound
+        while low < locals.upperBound {
+            let chunkIndex = low / DeleteSet.documentsPerChunk
+            let chunkStart = chunkIndex * DeleteSet.documentsPerChunk
+            let high = min(locals.upperBound, chunkStart + DeleteSet.documentsPerChunk, low + room)
+            let count =
+                if let deleted {
+                    deleted.withChunkWords(chunkIndex) { deletedWords in
+                        cvk_match_dense(
+                            &match, low, high, deletedWords, chunkStart, found.baseAddress, scores.baseAddress)
+                    }
+                } else {
+                    cvk_match_dense(&match, low, high, nil, 0, found.baseAddress, scores.baseAddress)
                 }
-                sink.add(base + Int32(local), score: scoring.score())
-            }
+            for hit in 0..<count { sink.add(base + found[hit], score: scores[hit]) }
+            low = high
         }
     }
 
