@@ -90,6 +90,36 @@ import Testing
         #expect(walked == [62, 64, 66, 68])
     }
 
+    @Test func aTermsLiveDocumentsBesideHitsAreTheSameWhetherKeptAsBitsOrNot() throws {
+        // 3,000 documents, "red" on every other (bits) and "blue" on every fifth from 1 (gaps,
+        // after the red ones are counted: 600 postings); then a second segment re-writes every
+        // seventh document (deleting it from the first) and adds 40 red ones. The term's live
+        // documents that are not among hits (some the term's, some not, across both segments)
+        // are what a plain filter gives.
+        let entities = (0..<3_000).map { i in
+            Entity(
+                type: "t", id: "d\(i)", title: "item \(i)",
+                tags: (i % 2 == 0 ? ["red"] : []) + (i % 5 == 1 ? ["blue"] : []))
+        }
+        var snapshot = CatalogSnapshot(version: 1, entities: entities, synonyms: [])
+        let changed =
+            stride(from: 0, to: 3_000, by: 7).map { entities[$0] }
+            + (0..<40).map { Entity(type: "t", id: "new\($0)", title: "new \($0)", tags: ["red"]) }
+        snapshot = snapshot.applying(.upsert(changed), version: 2, generation: 2).0
+        let first = try #require(snapshot.segments.first)
+        let red = try #require(first.term("red"))
+        #expect(first.postings(red, reads: PostingReads()).docs.probe != nil)
+        var rng = SplitMix64(state: 5)
+        for term in ["red", "blue"] {
+            let all = TextIndex.liveDocs(term, in: snapshot)
+            let hits = snapshot.liveDocs().filter { _ in Int.random(in: 0..<3, using: &rng) == 0 }
+            let expected = all.filter { !Set(hits).contains($0) }
+            #expect(TextIndex.liveDocs(term, in: snapshot, except: hits) == expected, "\(term)")
+            #expect(TextIndex.liveDocs(term, in: snapshot, except: []) == all, "\(term)")
+            #expect(TextIndex.liveDocs(term, in: snapshot, except: all).isEmpty, "\(term)")
+        }
+    }
+
     @Test func onlyListsHoldingASixteenthOfTheSegmentAndAThousandPostingsQualify() {
         #expect(DenseBits.qualifies(postings: 6_250, documents: 100_000))
         #expect(!DenseBits.qualifies(postings: 6_249, documents: 100_000))

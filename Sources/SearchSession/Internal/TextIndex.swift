@@ -84,7 +84,14 @@ enum TextIndex {
                     let deleted = snapshot.deletes[si]
                     let checkDeleted = deleted.count > 0
                     let base = snapshot.bases[si]
-                    segment.postings(number, reads: reads).docs.forEach { local, _ in
+                    let docs = segment.postings(number, reads: reads).docs
+                    if case .bits(let probe) = docs {
+                        kept += liveBits(
+                            probe, of: base..<(base + Int32(segment.count)), except: hits, from: &next,
+                            deleted: checkDeleted ? deleted : nil, into: out.baseAddress! + kept)
+                        continue
+                    }
+                    docs.forEach { local, _ in
                         let doc = base + Int32(local)
                         // Passes hits that are not this term's (never, when they all have it).
                         while next < hits.count && hits[next] < doc { next += 1 }
@@ -98,6 +105,39 @@ enum TextIndex {
                 written = kept
             }
         }
+    }
+
+    /// ``liveDocs(_:in:except:)`` for a segment (its documents `documents`, in snapshot numbers)
+    /// that keeps the term as bits: the hits in the segment (from `next` on, which passes them)
+    /// cleared from a copy of its words, and the bits left written out, a word at a time instead
+    /// of a merge step per posting. Returns how many.
+    private static func liveBits(
+        _ probe: DenseProbe, of documents: Range<Int32>, except hits: UnsafeBufferPointer<Int32>,
+        from next: inout Int, deleted: DeleteSet?, into out: UnsafeMutablePointer<Int32>
+    ) -> Int {
+        let words = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: probe.wordCount)
+        defer { words.deallocate() }
+        _ = words.initialize(from: UnsafeBufferPointer(start: probe.words, count: probe.wordCount))
+        let base = documents.lowerBound
+        // Hits past the segment's last document belong to the next segments, even where its last
+        // word has room for them.
+        while next < hits.count && hits[next] < documents.upperBound {
+            let local = Int(hits[next]) - Int(base)
+            if local >= 0 { words[local >> 6] &= ~(1 &<< UInt64(local & 63)) }
+            next += 1
+        }
+        var written = 0
+        for index in 0..<probe.wordCount {
+            var word = words[index]
+            while word != 0 {
+                let local = index << 6 | word.trailingZeroBitCount
+                word &= word &- 1
+                if let deleted, deleted.contains(local) { continue }
+                out[written] = base + Int32(local)
+                written += 1
+            }
+        }
+        return written
     }
 
     /// The live documents that `visit` hands to `keep` for each segment (its own document
