@@ -544,8 +544,11 @@ private struct BestCandidates: MatchSink {
 
     @inline(__always) mutating func add(_ doc: Int32, score: Float) {
         docs.append(doc)
-        let exact = make.exact.contains(doc)
-        let key = Self.key(exact: exact, score: score, doc: doc)
+        // As an exact match its key is the least it can have: a match that would lose even so
+        // loses without looking its exactness up (most of a common label's, once `k` exact ones
+        // are kept).
+        if Self.key(exact: true, score: score, doc: doc) >= worstKey { return }
+        let key = Self.key(exact: make.exact.contains(doc), score: score, doc: doc)
         // Field by field (``Ranker/better(_:_:)``), whether a match is exact and how its score
         // compares were branches the processor mispredicted for a common label's matches.
         if key >= worstKey { return }
