@@ -109,46 +109,56 @@ import Testing
     static func run(
         _ lists: [List], groups: [[Int]], weights: [Float], low: Int, high: Int, deleted: [UInt64]?
     ) -> (locals: [Int32], scores: [Float]) {
+        // Every array the kernel reads is copied to memory that outlives the call.
         let words = lists.map { list in list.words.withUnsafeBufferPointer { copy($0) } }
         let ranks = lists.map { list in list.ranks.withUnsafeBufferPointer { copy($0) } }
         let codes = lists.map { list in list.codes.withUnsafeBufferPointer { copy($0) } }
         let values = lists.map { list in list.values.withUnsafeBufferPointer { copy($0) } }
+        let wordPointers = copy(words.map { UnsafePointer($0) as UnsafePointer<UInt64>? })
+        let rankPointers = copy(ranks.map { UnsafePointer($0) as UnsafePointer<UInt32>? })
+        let codePointers = copy(codes.map { UnsafePointer($0) as UnsafePointer<UInt8>? })
+        let valuePointers = copy(values.map { UnsafePointer($0) as UnsafePointer<Float>? })
+        let masks = copy(lists.map { $0.values.count - 1 })
+        let idfs = copy(lists.map(\.idf))
+        let sumTerms = copy(groups.flatMap { $0 })
+        let sumEnds = copy(groups.indices.map { groups[...$0].reduce(0) { $0 + $1.count } })
+        let groupWeights = copy(weights)
+        let contributions = copy([Float](repeating: 0, count: lists.count))
+        let locals = copy([Int32](repeating: 0, count: high - low))
+        let scores = copy([Float](repeating: 0, count: high - low))
+        let firstWord = (low >> 6) << 6
+        let deletedFromFirstWord = deleted.map { copy(Array($0[(firstWord >> 6)...])) }
         defer {
             for pointer in words { pointer.deallocate() }
             for pointer in ranks { pointer.deallocate() }
             for pointer in codes { pointer.deallocate() }
             for pointer in values { pointer.deallocate() }
+            wordPointers.deallocate()
+            rankPointers.deallocate()
+            codePointers.deallocate()
+            valuePointers.deallocate()
+            masks.deallocate()
+            idfs.deallocate()
+            sumTerms.deallocate()
+            sumEnds.deallocate()
+            groupWeights.deallocate()
+            contributions.deallocate()
+            locals.deallocate()
+            scores.deallocate()
+            deletedFromFirstWord?.deallocate()
         }
-        var wordPointers: [UnsafePointer<UInt64>?] = words.map { UnsafePointer($0) }
-        var rankPointers: [UnsafePointer<UInt32>?] = ranks.map { UnsafePointer($0) }
-        var codePointers: [UnsafePointer<UInt8>?] = codes.map { UnsafePointer($0) }
-        var valuePointers: [UnsafePointer<Float>?] = values.map { UnsafePointer($0) }
-        var masks = lists.map { $0.values.count - 1 }
-        var idfs = lists.map(\.idf)
-        var sumTerms = groups.flatMap { $0 }
-        var sumEnds = groups.indices.map { groups[...$0].reduce(0) { $0 + $1.count } }
-        var weights = weights
-        var contributions = [Float](repeating: 0, count: lists.count)
-        var locals = [Int32](repeating: 0, count: high - low)
-        var scores = [Float](repeating: 0, count: high - low)
-        let firstWord = (low >> 6) << 6
-        let count = wordPointers.withUnsafeMutableBufferPointer { wordPointers in
-            rankPointers.withUnsafeMutableBufferPointer { rankPointers in
-                codePointers.withUnsafeMutableBufferPointer { codePointers in
-                    valuePointers.withUnsafeMutableBufferPointer { valuePointers in
-                        var match = cvk_dense_match(
-                            term_count: lists.count, words: wordPointers.baseAddress, ranks: rankPointers.baseAddress,
-                            codes: codePointers.baseAddress, values: valuePointers.baseAddress, value_masks: &masks,
-                            idfs: &idfs, group_count: groups.count, sum_terms: &sumTerms, sum_ends: &sumEnds,
-                            weights: &weights, contributions: &contributions)
-                        guard let deleted else { return cvk_match_dense(&match, low, high, nil, 0, &locals, &scores) }
-                        let fromFirstWord = Array(deleted[(firstWord >> 6)...])
-                        return cvk_match_dense(&match, low, high, fromFirstWord, firstWord, &locals, &scores)
-                    }
-                }
-            }
-        }
-        return (Array(locals[..<count]), Array(scores[..<count]))
+        var match = cvk_dense_match(
+            term_count: lists.count, words: wordPointers, ranks: rankPointers, codes: codePointers,
+            values: valuePointers, value_masks: masks, idfs: idfs, group_count: groups.count, sum_terms: sumTerms,
+            sum_ends: sumEnds, weights: groupWeights, contributions: contributions)
+        let count = cvk_match_dense(
+            &match, low, high, deletedFromFirstWord, deleted == nil ? 0 : firstWord, locals, scores)
+        let found = Array(UnsafeBufferPointer(start: locals, count: count))
+        return (found, Array(UnsafeBufferPointer(start: scores, count: count)))
+    }
+
+    static func copy<Element>(_ array: [Element]) -> UnsafeMutablePointer<Element> {
+        array.withUnsafeBufferPointer { copy($0) }
     }
 
     static func copy<Element>(_ buffer: UnsafeBufferPointer<Element>) -> UnsafeMutablePointer<Element> {
