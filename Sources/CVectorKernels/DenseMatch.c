@@ -111,17 +111,29 @@ static int has_popcnt(void) {
 #endif
 }
 
+/// The loop for `match`'s shape: unrolled for two or three one-term groups, general otherwise.
+static size_t unrolled_terms(const cvk_dense_match *match) {
+    const size_t terms = match->term_count;
+    return match->group_count == terms && terms >= 2 && terms <= MOST_UNROLLED ? terms : 0;
+}
+
+static const match_dense_function portable_loops[] = {match_dense_portable, NULL, match_dense_portable2,
+                                                      match_dense_portable3};
+
 size_t cvk_match_dense(const cvk_dense_match *match, size_t low, size_t high, const uint64_t *deleted,
                        size_t deleted_first, int32_t *locals, float *scores) {
-    const size_t terms = match->term_count;
-    if (terms == 0) return 0;
-    const size_t unrolled = match->group_count == terms && terms >= 2 && terms <= MOST_UNROLLED ? terms : 0;
-    static const match_dense_function portable[] = {match_dense_portable, NULL, match_dense_portable2,
-                                                    match_dense_portable3};
+    if (match->term_count == 0) return 0;
 #if defined(__x86_64__)
-    static const match_dense_function popcnt[] = {match_dense_popcnt, NULL, match_dense_popcnt2,
-                                                  match_dense_popcnt3};
-    if (has_popcnt()) return popcnt[unrolled](match, low, high, deleted, deleted_first, locals, scores);
+    static const match_dense_function popcnt_loops[] = {match_dense_popcnt, NULL, match_dense_popcnt2,
+                                                         match_dense_popcnt3};
+    if (has_popcnt())
+        return popcnt_loops[unrolled_terms(match)](match, low, high, deleted, deleted_first, locals, scores);
 #endif
-    return portable[unrolled](match, low, high, deleted, deleted_first, locals, scores);
+    return portable_loops[unrolled_terms(match)](match, low, high, deleted, deleted_first, locals, scores);
+}
+
+size_t cvk_match_dense_portable(const cvk_dense_match *match, size_t low, size_t high, const uint64_t *deleted,
+                                size_t deleted_first, int32_t *locals, float *scores) {
+    if (match->term_count == 0) return 0;
+    return portable_loops[unrolled_terms(match)](match, low, high, deleted, deleted_first, locals, scores);
 }

@@ -1,13 +1,13 @@
 import CVectorKernels
 import Testing
 
-/// The C loop that intersects common terms' bit lists and scores each match, against a plain
-/// loop that sums as SearchSession's general matching loop does (each term's frequency times its
-/// idf, a group's terms in their summing order, each group's sum times its weight, groups in
-/// order): the same documents and bit-for-bit the same scores, for one to five terms in every
-/// kind of grouping (a group per term, as the loop unrolled for two and three terms reads them,
-/// and groups of several), with and without deleted documents, over ranges that start and end
-/// inside a word.
+/// The C loop that intersects common terms' bit lists and scores each match (with POPCNT where
+/// the CPU has it, and the portable loop) against a plain loop that sums as SearchSession's
+/// general matching loop does (each term's frequency times its idf, a group's terms in their
+/// summing order, each group's sum times its weight, groups in order): the same documents and
+/// bit-for-bit the same scores, for one to five terms in every kind of grouping (a group per
+/// term, as the loop unrolled for two and three terms reads them, and groups of several), with
+/// and without deleted documents, over ranges that start and end inside a word.
 @Suite struct DenseMatchKernelTests {
     struct List {
         var words: [UInt64]
@@ -95,19 +95,23 @@ import Testing
                 for deleted in [nil, deletedWords] {
                     let want = Self.expected(
                         lists, groups: groups, weights: weights, low: low, high: high, deleted: deleted)
-                    let got = Self.run(lists, groups: groups, weights: weights, low: low, high: high, deleted: deleted)
-                    #expect(got.locals == want.locals, "\(groups) \(low)..<\(high) deleted: \(deleted != nil)")
-                    #expect(
-                        got.scores.map { $0.bitPattern } == want.scores.map { $0.bitPattern },
-                        "\(groups) \(low)..<\(high) deleted: \(deleted != nil)")
+                    for portable in [false, true] {
+                        let got = Self.run(
+                            lists, groups: groups, weights: weights, low: low, high: high, deleted: deleted,
+                            portable: portable)
+                        let context = "\(groups) \(low)..<\(high) deleted: \(deleted != nil) portable: \(portable)"
+                        #expect(got.locals == want.locals, "\(context)")
+                        #expect(got.scores.map { $0.bitPattern } == want.scores.map { $0.bitPattern }, "\(context)")
+                    }
                 }
             }
         }
     }
 
-    /// The kernel on `lists`, the deleted bits handed over from the range's first word on.
+    /// The kernel on `lists` (the one this CPU runs, or the portable one), the deleted bits
+    /// handed over from the range's first word on.
     static func run(
-        _ lists: [List], groups: [[Int]], weights: [Float], low: Int, high: Int, deleted: [UInt64]?
+        _ lists: [List], groups: [[Int]], weights: [Float], low: Int, high: Int, deleted: [UInt64]?, portable: Bool
     ) -> (locals: [Int32], scores: [Float]) {
         // Every array the kernel reads is copied to memory that outlives the call.
         let words = lists.map { list in list.words.withUnsafeBufferPointer { copy($0) } }
@@ -151,8 +155,8 @@ import Testing
             term_count: lists.count, words: wordPointers, ranks: rankPointers, codes: codePointers,
             values: valuePointers, value_masks: masks, idfs: idfs, group_count: groups.count, sum_terms: sumTerms,
             sum_ends: sumEnds, weights: groupWeights, contributions: contributions)
-        let count = cvk_match_dense(
-            &match, low, high, deletedFromFirstWord, deleted == nil ? 0 : firstWord, locals, scores)
+        let kernel = portable ? cvk_match_dense_portable : cvk_match_dense
+        let count = kernel(&match, low, high, deletedFromFirstWord, deleted == nil ? 0 : firstWord, locals, scores)
         let found = Array(UnsafeBufferPointer(start: locals, count: count))
         return (found, Array(UnsafeBufferPointer(start: scores, count: count)))
     }

@@ -38,4 +38,9 @@ typedef struct {
 size_t cvk_match_dense(const cvk_dense_match *match, size_t low, size_t high, const uint64_t *deleted,
                        size_t deleted_first, int32_t *locals, float *scores);
 
+/// ``cvk_match_dense`` without POPCNT, as it runs on a CPU that lacks it: the same matches and
+/// scores (for tests, which run on CPUs that have it).
+size_t cvk_match_dense_portable(const cvk_dense_match *match, size_t low, size_t high, const uint64_t *deleted,
+                                size_t deleted_first, int32_t *locals, float *scores);
+
 #endif
