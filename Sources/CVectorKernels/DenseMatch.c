@@ -1,4 +1,5 @@
 #include "DenseMatch.h"
+#include "Kernels.h"
 
 // A product added to a sum stays two operations, as in Swift, so both sides score alike.
 #pragma STDC FP_CONTRACT OFF
@@ -96,21 +97,6 @@ MATCH_DENSE(match_dense_popcnt2, __attribute__((target("popcnt"))), 2)
 MATCH_DENSE(match_dense_popcnt3, __attribute__((target("popcnt"))), 3)
 #endif
 
-/// Whether the CPU has POPCNT (checked once): the same matches and scores either way.
-static int has_popcnt(void) {
-#if defined(__x86_64__)
-    static int known = -1;
-    int has = __atomic_load_n(&known, __ATOMIC_ACQUIRE);
-    if (has < 0) {
-        has = __builtin_cpu_supports("popcnt") ? 1 : 0;
-        __atomic_store_n(&known, has, __ATOMIC_RELEASE);
-    }
-    return has;
-#else
-    return 0;
-#endif
-}
-
 /// The loop for `match`'s shape: unrolled for two or three one-term groups, general otherwise.
 static size_t unrolled_terms(const cvk_dense_match *match) {
     const size_t terms = match->term_count;
@@ -126,7 +112,7 @@ size_t cvk_match_dense(const cvk_dense_match *match, size_t low, size_t high, co
 #if defined(__x86_64__)
     static const match_dense_function popcnt_loops[] = {match_dense_popcnt, NULL, match_dense_popcnt2,
                                                          match_dense_popcnt3};
-    if (has_popcnt())
+    if (cvk_has_popcnt())
         return popcnt_loops[unrolled_terms(match)](match, low, high, deleted, deleted_first, locals, scores);
 #endif
     return portable_loops[unrolled_terms(match)](match, low, high, deleted, deleted_first, locals, scores);

@@ -17,6 +17,21 @@ int cvk_kernel_available(cvk_kernel kernel) {
     return 0;
 }
 
+int cvk_has_popcnt(void) {
+#if defined(__x86_64__)
+    static int known = -1;
+    int has = __atomic_load_n(&known, __ATOMIC_ACQUIRE);
+    if (has < 0) {
+        __builtin_cpu_init();
+        has = __builtin_cpu_supports("popcnt") ? 1 : 0;
+        __atomic_store_n(&known, has, __ATOMIC_RELEASE);
+    }
+    return has;
+#else
+    return 0;
+#endif
+}
+
 cvk_kernel cvk_best_kernel(void) {
     return cvk_kernel_available(CVK_KERNEL_AVX2) ? CVK_KERNEL_AVX2 : CVK_KERNEL_PORTABLE;
 }

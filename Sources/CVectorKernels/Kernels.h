@@ -13,4 +13,7 @@ float cvk_dot_avx2(const float *a, const float *b, size_t n);
 void cvk_scan_avx2(const cvk_matrix *matrix, const float *query, cvk_top *top);
 #endif
 
+/// Whether the CPU has POPCNT (asked once): the loops that count bits pick their variant by it.
+int cvk_has_popcnt(void);
+
 #endif

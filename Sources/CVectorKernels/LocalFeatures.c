@@ -4,6 +4,7 @@
 // - The intensity centroid gives each keypoint an angle, so rotated pictures keep their bits.
 // - Tests compare 5 × 5 box sums (from an integral image), not single pixels: JPEG and blur noise.
 #include "LocalFeatures.h"
+#include "Kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -490,19 +491,13 @@ __attribute__((target("popcnt"))) static void lf_nearest_two_popcnt(
 
 typedef void (*lf_nearest_two_function)(const uint8_t *, const uint8_t *, int, int *, int *, int *);
 
-/// The POPCNT loop where the CPU has the instruction (checked once), the portable one elsewhere:
-/// the same distances either way.
+/// The POPCNT loop where the CPU has the instruction, the portable one elsewhere: the same
+/// distances either way.
 static lf_nearest_two_function lf_nearest_two(void) {
 #if defined(__x86_64__)
-    static lf_nearest_two_function chosen = NULL;
-    lf_nearest_two_function known = __atomic_load_n(&chosen, __ATOMIC_ACQUIRE);
-    if (known) return known;
-    known = __builtin_cpu_supports("popcnt") ? lf_nearest_two_popcnt : lf_nearest_two_portable;
-    __atomic_store_n(&chosen, known, __ATOMIC_RELEASE);
-    return known;
-#else
-    return lf_nearest_two_portable;
+    if (cvk_has_popcnt()) return lf_nearest_two_popcnt;
 #endif
+    return lf_nearest_two_portable;
 }
 
 int lf_match(
