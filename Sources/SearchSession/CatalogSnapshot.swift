@@ -486,11 +486,13 @@ struct NumberBuckets: Sendable, Hashable {
     /// The bucket of `value` in a layout of `count` buckets from `start`, `width` wide, clamped to
     /// the layout: the first bucket below `start`, the last past the end.
     @inline(__always) static func index(of value: Double, start: Double, width: Double, count: Int) -> Int {
-        var position = ((value - start) / width).rounded(.down)
-        if !position.isFinite { position = (value / width - start / width).rounded(.down) }
-        // NaN fails every comparison and lands in the first bucket; no finite number makes one.
-        guard position > 0 else { return 0 }
-        return position < Double(count - 1) ? Int(position) : count - 1
+        var quotient = (value - start) / width
+        if !quotient.isFinite { quotient = value / width - start / width }
+        // Below 1 is the first bucket; from 1 on, truncation is the floor (without a call to
+        // libm's floor per pair counted). NaN fails every comparison and lands in the first
+        // bucket; no finite number makes one.
+        guard quotient >= 1 else { return 0 }
+        return quotient < Double(count - 1) ? Int(quotient) : count - 1
     }
 
     /// The bucket's bounds as a range filter would state them: finite, so that the filter a

@@ -488,7 +488,7 @@ extension SearchEngine {
     /// A narrow hit set of a wide facet ties thousands of values at one hit: they are sifted
     /// here by number, labels compared in place, so only the shown ones become Strings.
     static func firstShown(
-        _ candidates: ArraySlice<Int32>, of counts: [Int32], labels: ValueLabels, limit: Int, keepsAll: Bool
+        _ candidates: ArraySlice<Int32>, of counts: CountColumn, labels: ValueLabels, limit: Int, keepsAll: Bool
     ) -> [Int32] {
         guard !keepsAll, candidates.count > limit else { return Array(candidates) }
         guard limit > 0 else { return [] }

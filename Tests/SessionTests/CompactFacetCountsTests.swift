@@ -20,7 +20,7 @@ import Testing
     ) -> FacetCounts {
         FacetCounts(
             types: randomCounts(types, using: &rng), categories: randomCounts(categories, using: &rng),
-            values: randomCounts(values, using: &rng), buckets: randomCounts(buckets, using: &rng),
+            values: CountColumn(randomCounts(values, using: &rng)), buckets: randomCounts(buckets, using: &rng),
             textNumbers: [3: ["1.5": 2, "2": 300]])
     }
 
@@ -45,7 +45,8 @@ import Testing
             // The other counts may be shorter (made in an older numbering): as many as both have.
             let other = FacetCounts(
                 types: Self.randomCounts(5, using: &rng), categories: Self.randomCounts(40 - round % 3, using: &rng),
-                values: Self.randomCounts(2_000 - round, using: &rng), buckets: Self.randomCounts(12, using: &rng),
+                values: CountColumn(Self.randomCounts(2_000 - round, using: &rng)),
+                buckets: Self.randomCounts(12, using: &rng),
                 textNumbers: [3: ["2": 100], 4: ["7": 1]])
             #expect(CompactFacetCounts(counts).subtracting(other) == counts.subtracting(other), "round \(round)")
         }

@@ -8,7 +8,7 @@ import Testing
     /// Counts that take `bytes` bytes.
     static func counts(bytes: Int) -> CompactFacetCounts {
         CompactFacetCounts(
-            FacetCounts(types: [], categories: [], values: [Int32](repeating: 1, count: bytes), buckets: []))
+            FacetCounts(types: [], categories: [], values: CountColumn(repeatElement(1, count: bytes)), buckets: []))
     }
 
     /// Asks for `term` as a search does, keeping its counts when it had none.

@@ -200,12 +200,12 @@ import Testing
                 ).values.map(\.value)
             }
             let shown = SearchEngine.firstShown(
-                candidates[...], of: counts, labels: labels, limit: limit, keepsAll: false)
+                candidates[...], of: CountColumn(counts), labels: labels, limit: limit, keepsAll: false)
             #expect(shown.count == min(limit, candidates.count))
             #expect(ordered(shown) == ordered(candidates), "limit \(limit)")
         }
         #expect(
-            SearchEngine.firstShown(candidates[...], of: counts, labels: labels, limit: 5, keepsAll: true)
+            SearchEngine.firstShown(candidates[...], of: CountColumn(counts), labels: labels, limit: 5, keepsAll: true)
                 == candidates)
     }
 }

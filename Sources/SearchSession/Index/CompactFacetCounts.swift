@@ -18,7 +18,7 @@ struct CompactFacetCounts: Sendable, Equatable {
     init(_ counts: FacetCounts) {
         types = ByteCounts(counts.types)
         categories = ByteCounts(counts.categories)
-        values = ByteCounts(counts.values)
+        values = counts.values.withUnsafeBufferPointer { ByteCounts($0) }
         buckets = ByteCounts(counts.buckets)
         textNumbers = counts.textNumbers
     }
@@ -26,7 +26,7 @@ struct CompactFacetCounts: Sendable, Equatable {
     /// The counts, four bytes each again.
     var counts: FacetCounts {
         FacetCounts(
-            types: types.expanded, categories: categories.expanded, values: values.expanded,
+            types: types.expanded, categories: categories.expanded, values: CountColumn(values.expanded),
             buckets: buckets.expanded, textNumbers: textNumbers)
     }
 
@@ -161,15 +161,27 @@ struct ByteCounts: Sendable, Equatable {
     func subtracting(_ other: [Int32]) -> [Int32] {
         let count = min(small.count, other.count)
         return [Int32](unsafeUninitializedCapacity: count) { out, initialized in
-            small.withUnsafeBufferPointer { small in
-                other.withUnsafeBufferPointer { other in
-                    for slot in 0..<count { out[slot] = Int32(small[slot]) &- other[slot] }
-                    for (slot, large) in zip(largeSlots, largeCounts) where Int(slot) < count {
-                        out[Int(slot)] = large &- other[Int(slot)]
-                    }
-                }
-            }
+            other.withUnsafeBufferPointer { other in subtract(other, into: out) }
             initialized = count
+        }
+    }
+
+    /// These counts less `other`'s, as many as the shorter has.
+    func subtracting(_ other: CountColumn) -> CountColumn {
+        let count = min(small.count, other.count)
+        let out = UnsafeMutableBufferPointer<Int32>.allocate(capacity: Swift.max(count, 1))
+        other.withUnsafeBufferPointer { other in subtract(other, into: out) }
+        return CountColumn(adopting: UnsafeMutableBufferPointer(rebasing: out[0..<count]))
+    }
+
+    /// Writes these counts less `other`'s into `out`'s first `min(small.count, other.count)`.
+    private func subtract(_ other: UnsafeBufferPointer<Int32>, into out: UnsafeMutableBufferPointer<Int32>) {
+        let count = min(small.count, other.count)
+        small.withUnsafeBufferPointer { small in
+            for slot in 0..<count { out[slot] = Int32(small[slot]) &- other[slot] }
+        }
+        for (slot, large) in zip(largeSlots, largeCounts) where Int(slot) < count {
+            out[Int(slot)] = large &- other[Int(slot)]
         }
     }
 }

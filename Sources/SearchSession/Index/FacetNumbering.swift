@@ -271,7 +271,7 @@ struct FacetNumbering: Sendable {
 struct FacetCounts: Sendable, Equatable {
     var types: [Int32]
     var categories: [Int32]
-    var values: [Int32]
+    var values: CountColumn
     var buckets: [Int32]
     /// Numbers of attributes that also have strings, counted by their text.
     var textNumbers: [Int32: [String: Int32]] = [:]
@@ -285,6 +285,16 @@ struct FacetCounts: Sendable, Equatable {
     private func combined(with other: FacetCounts, sign: Int32) -> FacetCounts {
         // A loop over raw buffers: zip and map cost several times more per value, and a wide
         // catalog has tens of thousands of values.
+        func combine(_ a: CountColumn, _ b: CountColumn) -> CountColumn {
+            a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    let count = min(a.count, b.count)
+                    let out = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(count, 1))
+                    for index in 0..<count { out[index] = a[index] &+ sign &* b[index] }
+                    return CountColumn(adopting: UnsafeMutableBufferPointer(rebasing: out[0..<count]))
+                }
+            }
+        }
         func combine(_ a: [Int32], _ b: [Int32]) -> [Int32] {
             let count = min(a.count, b.count)
             return [Int32](unsafeUninitializedCapacity: count) { out, initialized in
@@ -324,7 +334,9 @@ struct FacetCounts: Sendable, Equatable {
         return FacetCounts(
             types: pad(types, to: numbering.typeNames.count),
             categories: pad(categories, to: numbering.categoryNames.count),
-            values: pad(values, to: numbering.valueLabels.count),
+            values: values.count == numbering.valueLabels.count
+                ? values
+                : CountColumn(Array(values) + repeatElement(0, count: numbering.valueLabels.count - values.count)),
             buckets: pad(buckets, to: Int(numbering.bucketStart.last ?? 0)),
             textNumbers: textNumbers)
     }
@@ -384,6 +396,8 @@ final class FacetTally {
     let types: UnsafeMutableBufferPointer<Int32>
     let categories: UnsafeMutableBufferPointer<Int32>
     let values: UnsafeMutableBufferPointer<Int32>
+    /// The column ``values`` are the memory of: handed over by ``counts``.
+    private let valueCounts: CountColumn
     let buckets: UnsafeMutableBufferPointer<Int32>
     /// Per attribute: whether a counted document has it.
     let seen: UnsafeMutableBufferPointer<Bool>
@@ -399,7 +413,7 @@ final class FacetTally {
     init(_ numbering: FacetNumbering) {
         types = filledBuffer(numbering.typeNames.count, 0)
         categories = filledBuffer(numbering.categoryNames.count, 0)
-        values = filledBuffer(numbering.valueLabels.count, 0)
+        (valueCounts, values) = CountColumn.zeros(numbering.valueLabels.count)
         buckets = filledBuffer(Int(numbering.bucketStart.last ?? 0), 0)
         seen = filledBuffer(numbering.attributeNames.count, false)
         let attributes = numbering.attributeNames.count
@@ -419,7 +433,6 @@ final class FacetTally {
     deinit {
         types.baseAddress?.deallocate()
         categories.baseAddress?.deallocate()
-        values.baseAddress?.deallocate()
         buckets.baseAddress?.deallocate()
         seen.baseAddress?.deallocate()
         layoutStart.baseAddress?.deallocate()
@@ -428,11 +441,12 @@ final class FacetTally {
         bucketStart.baseAddress?.deallocate()
     }
 
-    /// The counts as arrays.
+    /// The counts, once counting is over: the value counts are this tally's own buffer, handed
+    /// over (see ``CountColumn``), so nothing is counted into the tally afterwards.
     var counts: FacetCounts {
         FacetCounts(
-            types: Array(types), categories: Array(categories), values: Array(values), buckets: Array(buckets),
-            textNumbers: FacetCounts.nonEmpty(textNumbers))
+            types: Array(types), categories: Array(categories), values: valueCounts,
+            buckets: Array(buckets), textNumbers: FacetCounts.nonEmpty(textNumbers))
     }
 
     /// Adds another tally of the same numbering (counted over other documents) to this one.
@@ -548,7 +562,7 @@ final class FacetTally {
     ) {
         let slots = segment.facetSlots(numbers, numbering)
         guard SegmentCounts.pays(for: docs.count, in: segment, folding: slots.slotCount) else {
-            for doc in docs { add(Int(doc - base), of: segment, numbers) }
+            countEach(docs, base: base, of: segment, numbers, sameIDs: numbering.keepsValueIDs(of: segment))
             return
         }
         let local = SegmentCounts(segment, countsValues: false)
@@ -568,6 +582,30 @@ final class FacetTally {
         defer { counts.baseAddress?.deallocate() }
         slots.count(docs, base: base, of: segment, into: counts)
         slots.fold(counts, of: segment, into: self, numbers, numbering)
+    }
+
+    /// Counts every facet value of each of `docs` as it comes, for ``addDocuments(_:base:of:_:_:)``
+    /// (whose counts read no ``seen``): a string value costs its increment alone, without a look-up
+    /// of its attribute, nor of its number where the segment's ids are the snapshot's (`sameIDs`).
+    /// On a wide catalog each look-up was a read far from the last (archive-100k: 175,000 string
+    /// values), as the increment is.
+    private func countEach(
+        _ docs: ArraySlice<Int32>, base: Int32, of segment: Segment, _ numbers: SegmentNumbers, sameIDs: Bool
+    ) {
+        let valueNumbers = numbers.values
+        for doc in docs {
+            let local = Int(doc - base)
+            addType(local, of: segment, numbers)
+            addCategories(local, of: segment, numbers)
+            for pair in segment.attributes(of: local) {
+                let value = segment.pairValue[pair]
+                if segment.isNumber(value) {
+                    addValue(value, of: segment, numbers)
+                } else {
+                    values[sameIDs ? Int(value) : Int(valueNumbers[Int(value)])] &+= 1
+                }
+            }
+        }
     }
 
     /// Counts every facet value of a document.

@@ -30,7 +30,7 @@ struct ShowableFacetValues {
     ///     80,000 values of one hit each (accession numbers) ties them all at its threshold, and
     ///     collecting them for a facet that is not listed cost a Capture a millisecond.
     init(
-        _ counts: [Int32], facetOf: [Int32]?, facets: Int, limit: Int, keepsAll: [Bool],
+        _ counts: some ContiguousCounts, facetOf: [Int32]?, facets: Int, limit: Int, keepsAll: [Bool],
         collecting: (_ weights: [Int], _ counted: [Int]) -> [Bool] = { weights, _ in weights.map { _ in true } }
     ) {
         let bins = Self.histogramBins
