@@ -38,6 +38,14 @@ import Testing
         #expect(Array(alone) == [5, 6])
     }
 
+    @Test func aPaddedColumnIsTheCountsThenZeros() {
+        let column = CountColumn([4, 0, 9])
+        #expect(Array(column.padded(to: 6)) == [4, 0, 9, 0, 0, 0])
+        #expect(column.padded(to: 3) == column)
+        #expect(Array(CountColumn([Int32]()).padded(to: 2)) == [0, 0])
+        #expect(Array(column) == [4, 0, 9])
+    }
+
     @Test func facetCountsMadeFromATallyHoldWhatItCounted() {
         let engine = SearchEngine(entities: RandomCatalog.entities(300, seed: 4))
         let snapshot = engine.snapshot

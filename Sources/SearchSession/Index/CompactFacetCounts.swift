@@ -168,10 +168,9 @@ struct ByteCounts: Sendable, Equatable {
 
     /// These counts less `other`'s, as many as the shorter has.
     func subtracting(_ other: CountColumn) -> CountColumn {
-        let count = min(small.count, other.count)
-        let out = UnsafeMutableBufferPointer<Int32>.allocate(capacity: Swift.max(count, 1))
-        other.withUnsafeBufferPointer { other in subtract(other, into: out) }
-        return CountColumn(adopting: UnsafeMutableBufferPointer(rebasing: out[0..<count]))
+        CountColumn(count: min(small.count, other.count)) { out in
+            other.withUnsafeBufferPointer { other in subtract(other, into: out) }
+        }
     }
 
     /// Writes these counts less `other`'s into `out`'s first `min(small.count, other.count)`.

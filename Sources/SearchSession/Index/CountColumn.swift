@@ -33,11 +33,28 @@ struct CountColumn: RandomAccessCollection, Sendable, Equatable {
         return (CountColumn(adopting: memory), memory)
     }
 
+    /// A column of `count` counts, each of them written by `initialize`.
+    init(count: Int, initializingWith initialize: (UnsafeMutableBufferPointer<Int32>) -> Void) {
+        let memory = UnsafeMutableBufferPointer<Int32>.allocate(capacity: Swift.max(count, 1))
+        let counts = UnsafeMutableBufferPointer(rebasing: memory[0..<count])
+        initialize(counts)
+        self.init(adopting: counts)
+    }
+
     /// A copy of `counts`.
     init(_ counts: some Collection<Int32>) {
-        let buffer = UnsafeMutableBufferPointer<Int32>.allocate(capacity: Swift.max(counts.count, 1))
-        _ = buffer.initialize(from: counts)
-        self.init(adopting: UnsafeMutableBufferPointer(rebasing: buffer[0..<counts.count]))
+        self.init(count: counts.count) { _ = $0.initialize(from: counts) }
+    }
+
+    /// These counts followed by zeros up to `count` (a numbering that has grown): one copy.
+    func padded(to count: Int) -> CountColumn {
+        guard count != self.count else { return self }
+        return withUnsafeBufferPointer { counts in
+            CountColumn(count: count) { padded in
+                _ = padded.initialize(from: counts)
+                padded[counts.count...].initialize(repeating: 0)
+            }
+        }
     }
 
     var startIndex: Int { 0 }

@@ -285,24 +285,22 @@ struct FacetCounts: Sendable, Equatable {
     private func combined(with other: FacetCounts, sign: Int32) -> FacetCounts {
         // A loop over raw buffers: zip and map cost several times more per value, and a wide
         // catalog has tens of thousands of values.
-        func combine(_ a: CountColumn, _ b: CountColumn) -> CountColumn {
+        func combine(
+            _ a: some ContiguousCounts, _ b: some ContiguousCounts, into out: UnsafeMutableBufferPointer<Int32>
+        ) {
             a.withUnsafeBufferPointer { a in
                 b.withUnsafeBufferPointer { b in
-                    let count = min(a.count, b.count)
-                    let out = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(count, 1))
-                    for index in 0..<count { out[index] = a[index] &+ sign &* b[index] }
-                    return CountColumn(adopting: UnsafeMutableBufferPointer(rebasing: out[0..<count]))
+                    for index in out.indices { out[index] = a[index] &+ sign &* b[index] }
                 }
             }
+        }
+        func combine(_ a: CountColumn, _ b: CountColumn) -> CountColumn {
+            CountColumn(count: min(a.count, b.count)) { combine(a, b, into: $0) }
         }
         func combine(_ a: [Int32], _ b: [Int32]) -> [Int32] {
             let count = min(a.count, b.count)
             return [Int32](unsafeUninitializedCapacity: count) { out, initialized in
-                a.withUnsafeBufferPointer { a in
-                    b.withUnsafeBufferPointer { b in
-                        for index in 0..<count { out[index] = a[index] &+ sign &* b[index] }
-                    }
-                }
+                combine(a, b, into: UnsafeMutableBufferPointer(rebasing: out[0..<count]))
                 initialized = count
             }
         }
@@ -334,9 +332,7 @@ struct FacetCounts: Sendable, Equatable {
         return FacetCounts(
             types: pad(types, to: numbering.typeNames.count),
             categories: pad(categories, to: numbering.categoryNames.count),
-            values: values.count == numbering.valueLabels.count
-                ? values
-                : CountColumn(Array(values) + repeatElement(0, count: numbering.valueLabels.count - values.count)),
+            values: values.padded(to: numbering.valueLabels.count),
             buckets: pad(buckets, to: Int(numbering.bucketStart.last ?? 0)),
             textNumbers: textNumbers)
     }
