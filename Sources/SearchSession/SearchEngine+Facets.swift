@@ -266,7 +266,8 @@ extension SearchEngine {
             _ name: String, _ kind: FacetKind, _ label: (Int) -> String, _ counts: [Int32], selected: Set<String>
         ) -> Facet {
             let showable = ShowableFacetValues(
-                counts, facetOf: nil, facets: 1, limit: limit, keepsAll: [!selected.isEmpty])
+                counts, runs: ValueRuns(oneFacet: counts.count), facets: 1, limit: limit,
+                keepsAll: [!selected.isEmpty])
             let candidates = showable.values(of: 0).map { value in
                 let name = label(Int(value))
                 return FacetValue(
@@ -305,7 +306,7 @@ extension SearchEngine {
         func merges(_ attribute: Int) -> Bool { counts.textNumbers[Int32(attribute)] != nil }
         var listed = (contains: [Bool](), leftOut: [String]())
         let strings = ShowableFacetValues(
-            counts.values, facetOf: numbering.valueAttribute, facets: attributes, limit: limit,
+            counts.values, runs: numbering.valueRuns, facets: attributes, limit: limit,
             keepsAll: (0..<attributes).map { !selections[$0].isEmpty || merges($0) }
         ) { weights, counted in
             listed = listedAttributes(

@@ -88,8 +88,8 @@ import Testing
     }
 
     @Test func theShowableValuesAreThoseCountedAtLeastAsOftenAsTheLimitth() {
-        // Several facets' values interleaved, counts small and large (past the histogram's last
-        // bin), some facets keeping every counted value.
+        // Several facets' values grouped or interleaved, counts small and large (past the
+        // histogram's last bin), some facets keeping every counted value.
         var rng = SplitMix64(state: 23)
         for round in 0..<200 {
             let facets = Int.random(in: 1...6, using: &rng)
@@ -100,15 +100,20 @@ import Testing
                 Double.random(in: 0..<1, using: &rng) < uncounted
                     ? 0 : Int32.random(in: 1...Int32(largest), using: &rng)
             }
-            let facetOf = counts.map { _ in Int32.random(in: 0..<Int32(facets), using: &rng) }
+            var facetOf = counts.map { _ in Int32.random(in: 0..<Int32(facets), using: &rng) }
+            if round % 4 < 2 {
+                // As a snapshot numbers them: a run per facet (long ones, read eight at a time),
+                // then a tail of values later writes brought, facets mixed.
+                facetOf[..<(facetOf.count * 9 / 10)].sort()
+            }
             let keepsAll = (0..<facets).map { _ in Int.random(in: 0...4, using: &rng) == 0 }
             let limit = Int.random(in: 1...150, using: &rng)
             let showable = ShowableFacetValues(
-                counts, facetOf: facetOf, facets: facets, limit: limit, keepsAll: keepsAll)
+                counts, runs: ValueRuns(facetOf), facets: facets, limit: limit, keepsAll: keepsAll)
             // Collecting some facets only: the others list nothing, the rest the same.
             let wanted = (0..<facets).map { _ in Bool.random(using: &rng) }
             let some = ShowableFacetValues(
-                counts, facetOf: facetOf, facets: facets, limit: limit, keepsAll: keepsAll
+                counts, runs: ValueRuns(facetOf), facets: facets, limit: limit, keepsAll: keepsAll
             ) { weights, counted in
                 #expect(weights == showable.weights && counted == showable.counted)
                 return wanted

@@ -19,7 +19,9 @@ struct FacetNumbering: Sendable {
     var hasStrings: [Bool] = []
     /// Per string value: its text and its attribute's number.
     private(set) var valueLabels = ValueLabels()
-    var valueAttribute: [Int32] = []
+    private(set) var valueAttribute: [Int32] = []
+    /// The string values as runs of one attribute, for reading counts attribute by attribute.
+    private(set) var valueRuns = ValueRuns()
 
     /// Per segment, its local numbers → snapshot numbers (see ``SegmentNumbers``).
     private(set) var segmentNumbers: [SegmentNumbers] = []
@@ -138,6 +140,7 @@ struct FacetNumbering: Sendable {
                 // numbers each of its values once), their labels read from it.
                 valueLabels.takeAllValues(of: segment)
                 valueAttribute = segment.valueAttribute.map { attributes[Int($0)] }
+                valueRuns = ValueRuns(valueAttribute)
                 values = Array(0..<Int32(segment.valueStrings.count))
                 valueTable.rebuild(count: valueLabels.count) { [valueLabels, valueAttribute] in
                     Self.hash(attribute: valueAttribute[$0], label: valueLabels[$0])
@@ -196,6 +199,7 @@ struct FacetNumbering: Sendable {
         let number = Int32(valueLabels.count)
         valueLabels.append(label)
         valueAttribute.append(attribute)
+        valueRuns.append(attribute)
         valueTable.add(number, hash: Self.hash(attribute: attribute, label: label), count: valueLabels.count) {
             [valueLabels, valueAttribute] in Self.hash(attribute: valueAttribute[$0], label: valueLabels[$0])
         }

@@ -342,6 +342,21 @@ struct SegmentBuilder {
         out.add(.docTagStart, docTagStart)
         out.add(.tags, tags)
         out.add(.docAttributeStart, docAttributeStart)
+        // String values in attribute order (in the order met within one), so a snapshot that
+        // takes this segment's value ids reads its counts one attribute at a time (ValueRuns).
+        var stringStart = [Int](repeating: 0, count: attributeNames.count + 1)
+        for attribute in valueAttribute { stringStart[Int(attribute) + 1] += 1 }
+        for attribute in attributeNames.indices { stringStart[attribute + 1] += stringStart[attribute] }
+        var stringID = [UInt32](repeating: 0, count: valueStrings.count)
+        var orderedStrings = [UInt32](repeating: 0, count: valueStrings.count)
+        var orderedAttributes = [UInt32](repeating: 0, count: valueStrings.count)
+        for (arrival, attribute) in valueAttribute.enumerated() {
+            let id = stringStart[Int(attribute)]
+            stringStart[Int(attribute)] += 1
+            stringID[arrival] = UInt32(id)
+            orderedStrings[id] = valueStrings[arrival]
+            orderedAttributes[id] = attribute
+        }
         // Numbers in (attribute, value) order follow the string values as value ids, so each
         // attribute's numbers are one ascending run: ranges compare ids, facets count per id.
         let numberOrder = arrivedNumbers.indices.sorted {
@@ -353,7 +368,7 @@ struct SegmentBuilder {
             valueID[arrival] = UInt32(valueStrings.count + position)
         }
         let pairs = PackedColumn.pack(
-            pairValue.map { $0 & Self.numberMark == 0 ? $0 : valueID[Int($0 & ~Self.numberMark)] })
+            pairValue.map { $0 & Self.numberMark == 0 ? stringID[Int($0)] : valueID[Int($0 & ~Self.numberMark)] })
         out.add(.pairValueShape, [UInt32(pairs.width), UInt32(pairValue.count)])
         out.add(.pairValueBits, pairs.bytes)
         out.add(.numberValues, numberOrder.map { arrivedNumbers[$0].value })
@@ -372,8 +387,8 @@ struct SegmentBuilder {
         out.add(.attributeKinds, attributeKinds)
         out.add(.attributeMinimum, attributeMinimum)
         out.add(.attributeMaximum, attributeMaximum)
-        out.add(.valueStrings, valueStrings)
-        out.add(.valueAttribute, valueAttribute)
+        out.add(.valueStrings, orderedStrings)
+        out.add(.valueAttribute, orderedAttributes)
         addText(text, to: &out)
         let sortedRefs = refs.sorted { $0.hash != $1.hash ? $0.hash < $1.hash : $0.doc < $1.doc }
         out.add(.refHashes, sortedRefs.map(\.hash))

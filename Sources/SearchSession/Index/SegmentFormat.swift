@@ -4,7 +4,7 @@ internal import CXXHash
 ///
 /// A segment is a header and a list of sections; every section is a flat array of one fixed-width
 /// little-endian scalar type, 16-byte aligned, so a reader uses it in place (a mapped file needs no
-/// parse). The header is the magic `VISEG015`, the section count (UInt32) and the checksum (the
+/// parse). The header is the magic `VISEG016`, the section count (UInt32) and the checksum (the
 /// low 32 bits of XXH3-64) of every byte after the header's 16, then one 24-byte entry per
 /// section: key (UInt32), element size (UInt32), byte offset (UInt64) and element count (UInt64).
 ///
@@ -14,7 +14,7 @@ internal import CXXHash
 /// check reads the whole index at every start: it hashes about 19 GB/s here where zlib's CRC-32
 /// does 4, a third of a second less for a 1.4 GB index of a million entities.
 enum SegmentFormat {
-    static let magic: [UInt8] = Array("VISEG015".utf8)
+    static let magic: [UInt8] = Array("VISEG016".utf8)
     static let headerSize = 16
     static let entrySize = 24
     /// Where the checksum sits in the header.
@@ -116,6 +116,7 @@ struct SectionKey: Hashable, Sendable, Comparable {
     static let attributeKinds = SectionKey(rawValue: 44)  // UInt8: 1 has numbers, 2 has strings, 4 all integral
     static let attributeMinimum = SectionKey(rawValue: 45)  // Float64
     static let attributeMaximum = SectionKey(rawValue: 46)  // Float64
+    // String values are numbered attribute by attribute (since VISEG016), in the order met within one.
     static let valueStrings = SectionKey(rawValue: 47)  // string value number → string id
     static let valueAttribute = SectionKey(rawValue: 48)  // string value number → attribute number
     // Value ids from valueStrings.count on are numbers: Float64, ascending within each attribute,
