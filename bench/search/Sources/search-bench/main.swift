@@ -326,26 +326,36 @@ if let i = arguments.firstIndex(of: "--cold") {
     junk.initializeMemory(as: UInt8.self, repeating: UInt8(truncatingIfNeeded: round))
 }
 if arguments.count > 5 && arguments[3] == "one-loop" {
-    // For profilers: one query's session search (its index in the queries file), many times.
-    let i = Int(arguments[4]) ?? 0
-    let session = SessionRecord(
-        id: "o\(i)", labels: descriptors[i].labels, prints: [], source: .camera, locale: "", pageSize: 20,
-        createdAtUnixMs: 0, expiresAtUnixMs: .max)
+    // For profilers: one query's session search (its index in the queries file, or `all` for
+    // each in turn), many times.
+    let indices = arguments[4] == "all" ? Array(descriptors.indices) : [Int(arguments[4]) ?? 0]
+    let sessions = indices.map { i in
+        SessionRecord(
+            id: "o\(i)", labels: descriptors[i].labels, prints: [], source: .camera, locale: "", pageSize: 20,
+            createdAtUnixMs: 0, expiresAtUnixMs: .max)
+    }
     // One search first: what a snapshot derives on its first search (the facet numbering) is
     // not the query's cost. A profiler attached from here on sees only repeats.
-    let request = SearchRequest(sessionID: session.id, maxFacets: captureMaxFacets)
-    _ = try engine.search(session: session, request: request)
+    func search(_ session: SessionRecord) throws {
+        _ = try engine.search(session: session, request: SearchRequest(sessionID: session.id, maxFacets: captureMaxFacets))
+    }
+    for session in sessions { try search(session) }
     print("warmed up")
+    // Time for a profiler that waits for that line to attach (callgrind's vgdb takes a second).
+    sleep(3)
     let junk = UnsafeMutableRawBufferPointer.allocate(byteCount: coldSearches ? 48 << 20 : 0, alignment: 64)
     var searching = Duration.zero
     let rounds = Int(arguments[5]) ?? 100
     for round in 0..<rounds {
-        if coldSearches { evictCaches(junk, round: round) }
-        let start = ContinuousClock.now
-        _ = try engine.search(session: session, request: request)
-        searching += ContinuousClock.now - start
+        for session in sessions {
+            if coldSearches { evictCaches(junk, round: round) }
+            let start = ContinuousClock.now
+            try search(session)
+            searching += ContinuousClock.now - start
+        }
     }
-    print("query \(i) \(queries[i].labels.map(\.text)): \(searching / rounds) per search\(coldSearches ? " (cold)" : "")")
+    let name = indices.count == 1 ? "query \(indices[0]) \(queries[indices[0]].labels.map(\.text))" : "every query"
+    print("\(name): \(searching / (rounds * sessions.count)) per search\(coldSearches ? " (cold)" : "")")
     exit(0)
 }
 if arguments.count > 3 && arguments[3] == "sheet-loop" {
